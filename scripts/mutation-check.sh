@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Prove that the KUnit suites can fail: break each check of the compound
+# reply parser in turn (remove it, or invert it) and expect the run to fail.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<EOF
+Usage: $(basename "$0") [OPTIONS] [MUTANT...]
+
+For each mutant (default: all), apply one source change to fs/fuse/dev.c
+of a tree prepared with our series (named 'mutant' in the cache), run the
+KUnit suites with run_kunit.sh, and report whether they caught it.  A
+mutant is caught when run_kunit.sh exits 1 (test failure or kernel splat).
+The tree is restored after each mutant.
+
+Options:
+  --list       list the mutants and exit
+  --jobs N     parallel build jobs
+  -h, --help   show this help
+
+Exit status: 0 every mutant caught, 1 a mutant survived, 2 usage error,
+3 infrastructure error.
+EOF
+}
+
+# id | spec rule | what is changed | perl substitution on fs/fuse/dev.c
+MUTANTS=(
+	'r1-compound-out|1|no check that compound_out fits|s/\tif \(left < sizeof\(cout\)\)\n\t\treturn -EINVAL;\n//'
+	'r1-sub-header|1|no check that a subreply header fits|s/\t\tif \(left < sizeof\(oh\)\)\n\t\t\treturn -EINVAL;\n//'
+	'r1-payload|1|no check that a payload fits|s/\t\tif \(payload > left\)\n\t\t\treturn -EINVAL;\n//'
+	'r2-trailing|2|trailing bytes accepted|s/return left \? -EINVAL : 0;/return 0;/'
+	'r3-unique|3|subreply unique not checked|s/if \(oh.unique != i \|\| /if (/'
+	'r4-len-inverted|4|len check inverted|s/oh.len < sizeof\(oh\)\)/oh.len >= sizeof(oh))/'
+	'r5-error-range|5|subreply error range not checked|s/if \(!fuse_reply_error_valid\(oh.error\) \|\| payload\)/if (payload)/'
+	'r6-error-payload|6|error with payload check inverted|s/if \(!fuse_reply_error_valid\(oh.error\) \|\| payload\)/if (!fuse_reply_error_valid(oh.error) || !payload)/'
+	'r7-too-long|7|payload longer than the out-args accepted|s/if \(payload > expected \|\| /if (/'
+	'r7-shrink|7|no limit on how far a variable arg shrinks|s/\tif \(expected - payload > var->size\)\n\t\treturn -EINVAL;\n//'
+	'r7-fixed-shrink|7|fixed out-args may shrink|s/ \|\| !args->out_argvar \|\| !args->out_numargs\)/ || !args->out_numargs)/'
+	'discovery-enosys|-|ENOSYS does not disable compounds|s/\t\t\tfc->no_compound = 1;/\t\t\t;/'
+	'submit-count|-|count above the maximum accepted|s/if \(!count \|\| count > FUSE_COMPOUND_MAX_OPS\)/if (!count)/'
+)
+
+jobs=$(nproc)
+selected=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--list)
+		for m in "${MUTANTS[@]}"; do
+			IFS='|' read -r id rule what _ <<< "$m"
+			printf '%-20s rule %s  %s\n' "$id" "$rule" "$what"
+		done
+		exit 0 ;;
+	--jobs) [ $# -ge 2 ] || die_usage "--jobs needs a number"; jobs=$2; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	-*) die_usage "unknown option: $1" ;;
+	*) selected+=("$1"); shift ;;
+	esac
+done
+
+main() {
+	local tree survived=0 m id rule what subst rc
+	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" --name mutant) || exit $?
+	printf '%-20s %-5s %-45s %s\n' mutant rule change result > "$FUSEGATE_ROOT/results/mutants.txt"
+	for m in "${MUTANTS[@]}"; do
+		IFS='|' read -r id rule what subst <<< "$m"
+		if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$id"; then
+			continue
+		fi
+		git -C "$tree" checkout -q -f HEAD -- fs/fuse/dev.c
+		perl -0pi -e "$subst" "$tree/fs/fuse/dev.c"
+		if git -C "$tree" diff --quiet -- fs/fuse/dev.c; then
+			die_infra "mutant $id: the substitution changed nothing (dev.c moved on?)"
+		fi
+		log "mutant $id ($what)"
+		set +e
+		"$FUSEGATE_ROOT/run_kunit.sh" --name mutant --jobs "$jobs" \
+			--results "$FUSEGATE_ROOT/results/mutant-$id" > "$FUSEGATE_ROOT/results/mutant-$id.log" 2>&1
+		rc=$?
+		set -e
+		case $rc in
+		1) result=caught ;;
+		0) result=SURVIVED; survived=1 ;;
+		*) result="infra error ($rc)"; survived=1 ;;
+		esac
+		printf '%-20s %-5s %-45s %s\n' "$id" "$rule" "$what" "$result" | tee -a "$FUSEGATE_ROOT/results/mutants.txt"
+		grep -E '^  FAILED|KERNEL SPLAT' "$FUSEGATE_ROOT/results/mutant-$id.log" | head -4 || true
+	done
+	git -C "$tree" checkout -q -f HEAD -- fs/fuse/dev.c
+	exit "$survived"
+}
+
+main
