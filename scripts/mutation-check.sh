@@ -35,7 +35,7 @@ MUTANTS=(
 	'r4-len-inverted|4|len check inverted|s/oh.len < sizeof\(oh\)\)/oh.len >= sizeof(oh))/'
 	'r5-error-range|5|subreply error range not checked|s/if \(!fuse_reply_error_valid\(oh.error\) \|\| payload\)/if (payload)/'
 	'r6-error-payload|6|error with payload check inverted|s/if \(!fuse_reply_error_valid\(oh.error\) \|\| payload\)/if (!fuse_reply_error_valid(oh.error) || !payload)/'
-	'r7-too-long|7|payload longer than the out-args accepted|s/if \(payload > expected \|\| /if (/'
+	'r7-too-long|7|payload at least as long as the out-args accepted|s/if \(payload == expected\)\n\t\treturn 0;/if (payload >= expected)\n\t\treturn 0;/'
 	'r7-shrink|7|no limit on how far a variable arg shrinks|s/\tif \(expected - payload > var->size\)\n\t\treturn -EINVAL;\n//'
 	'r7-fixed-shrink|7|fixed out-args may shrink|s/ \|\| !args->out_argvar \|\| !args->out_numargs\)/ || !args->out_numargs)/'
 	'discovery-enosys|-|ENOSYS does not disable compounds|s/\t\t\tfc->no_compound = 1;/\t\t\t;/'

@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FUSE compound requests, end to end: real mounts served by the fusegate
+ * test servers (servers/), one fixture per server behaviour.
+ *
+ * Each test is a conversation: the client makes a syscall, and the test
+ * reads in the server's log what the kernel sent (opcodes, round trips,
+ * subrequests and their dep_index) and whether the server's reply was
+ * accepted.  Nothing waits on time: the server writes a byte to a pipe for
+ * every request it logs and every reply it writes, and the test blocks on
+ * that pipe until the event it needs has happened.
+ *
+ * On a kernel without FUSE_COMPOUND (FUSEGATE_EXPECT_COMPOUND=0 in the
+ * environment), the compound tests check that no compound reached the
+ * server and report SKIP.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../kselftest_harness.h"
+#include "fuse_server.h"
+
+/* --- helpers --- */
+
+struct mnt {
+	char dir[64];
+	pid_t server;
+	struct srv_log *log;
+	int notify;		/* read end: a byte per server event */
+};
+
+static bool expect_compound(void)
+{
+	const char *e = getenv("FUSEGATE_EXPECT_COMPOUND");
+
+	return !e || strcmp(e, "0");
+}
+
+/* Mount a server with @cfg on a fresh directory; the server runs in a child */
+static int mnt_start(struct mnt *m, struct srv_config cfg)
+{
+	int pipefd[2], fd;
+
+	snprintf(m->dir, sizeof(m->dir), "/tmp/fusegate.XXXXXX");
+	if (!mkdtemp(m->dir))
+		return -errno;
+	m->log = srv_log_create();
+	if (!m->log || pipe2(pipefd, O_CLOEXEC))
+		return -ENOMEM;
+	fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
+	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
+	fd = srv_mount(m->dir);
+	if (fd < 0)
+		return fd;
+	cfg.mountpoint = m->dir;
+	cfg.log = m->log;
+	cfg.notify_fd = pipefd[1];
+	m->server = fork();
+	if (m->server < 0)
+		return -errno;
+	if (m->server == 0) {
+		close(pipefd[0]);
+		_exit(srv_run_fd(&cfg, fd));
+	}
+	/* only the server may hold /dev/fuse: its death must abort */
+	close(fd);
+	close(pipefd[1]);
+	m->notify = pipefd[0];
+	return 0;
+}
+
+static void mnt_stop(struct mnt *m)
+{
+	if (umount2(m->dir, 0))
+		umount2(m->dir, MNT_DETACH);
+	if (m->server > 0) {
+		kill(m->server, SIGKILL);
+		waitpid(m->server, NULL, 0);
+	}
+	rmdir(m->dir);
+	munmap(m->log, sizeof(*m->log));
+	close(m->notify);
+}
+
+static char *path(struct mnt *m, const char *name)
+{
+	static char buf[2][128];
+	static int i;
+
+	i ^= 1;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", m->dir, name);
+	return buf[i];
+}
+
+/* Block until the server reports its next event; false if it is gone */
+static bool next_event(struct mnt *m)
+{
+	char c;
+
+	return read(m->notify, &c, 1) == 1;
+}
+
+/* Block until the server has logged @n compounds */
+static bool wait_compounds(struct mnt *m, unsigned int n)
+{
+	while (__atomic_load_n(&m->log->compounds, __ATOMIC_ACQUIRE) < n)
+		if (!next_event(m))
+			return false;
+	return true;
+}
+
+/* Block until the server has written the reply to @rec */
+static bool wait_replied(struct mnt *m, const struct srv_record *rec)
+{
+	while (!__atomic_load_n(&rec->replied, __ATOMIC_ACQUIRE))
+		if (!next_event(m))
+			return false;
+	return true;
+}
+
+static unsigned int nreq(struct mnt *m)
+{
+	return __atomic_load_n(&m->log->n, __ATOMIC_ACQUIRE);
+}
+
+/* Requests (not subrequests) logged since record @from */
+static unsigned int round_trips_since(struct mnt *m, unsigned int from)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < nreq(m); i++)
+		if (!m->log->rec[i].sub && m->log->rec[i].opcode != FUSE_INTERRUPT)
+			n++;
+	return n;
+}
+
+static unsigned int count_since(struct mnt *m, unsigned int from,
+				uint32_t opcode, bool sub)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < nreq(m); i++)
+		if (m->log->rec[i].opcode == opcode && m->log->rec[i].sub == sub)
+			n++;
+	return n;
+}
+
+static const struct srv_record *compound_since(struct mnt *m, unsigned int from)
+{
+	unsigned int i;
+
+	for (i = from; i < nreq(m); i++)
+		if (m->log->rec[i].opcode == FUSE_COMPOUND && !m->log->rec[i].sub)
+			return &m->log->rec[i];
+	return NULL;
+}
+
+static int open_append_write(struct mnt *m, const char *name)
+{
+	int fd = open(path(m, name), O_WRONLY | O_APPEND);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "x", 1) != 1) {
+		close(fd);
+		return -EIO;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+static struct srv_config srv_cfg(enum srv_behaviour b, uint64_t entry,
+				 uint64_t attr)
+{
+	struct srv_config cfg = {
+		.behaviour = b, .entry_timeout = entry, .attr_timeout = attr,
+		.notify_fd = -1,
+	};
+	return cfg;
+}
+
+/* On a kernel without compounds: none must have been sent; then SKIP */
+#define SKIP_WITHOUT_COMPOUND(m) do {					\
+	if (!expect_compound()) {					\
+		ASSERT_EQ(0, (m)->log->compounds);			\
+		SKIP(return, "kernel without FUSE_COMPOUND");		\
+	}								\
+} while (0)
+
+#define LONG 3600
+
+/* --- a compliant server --- */
+
+FIXTURE(compliant) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(compliant) {
+	bool writeback_cache;
+};
+
+FIXTURE_VARIANT_ADD(compliant, write_through) {
+	.writeback_cache = false,
+};
+
+FIXTURE_VARIANT_ADD(compliant, writeback_cache) {
+	.writeback_cache = true,
+};
+
+FIXTURE_SETUP(compliant)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	cfg.writeback_cache = variant->writeback_cache;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(compliant)
+{
+	mnt_stop(&self->m);
+}
+
+TEST_F(compliant, open_append_is_one_open_getattr_compound)
+{
+	const struct srv_record *c, *sub0, *sub1;
+	struct stat st;
+	unsigned int from;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	from = nreq(&self->m);
+	ASSERT_EQ(0, open_append_write(&self->m, "file"));
+	SKIP_WITHOUT_COMPOUND(&self->m);
+
+	ASSERT_EQ(1, count_since(&self->m, from, FUSE_COMPOUND, false));
+	c = compound_since(&self->m, from);
+	ASSERT_NE(NULL, c);
+	sub0 = c + 1;
+	sub1 = c + 2;
+	ASSERT_TRUE(sub0->sub && sub1->sub);
+	EXPECT_EQ(FUSE_OPEN, sub0->opcode);
+	EXPECT_EQ(FUSE_GETATTR, sub1->opcode);
+	EXPECT_EQ(sub0->nodeid, sub1->nodeid);
+	EXPECT_EQ(FUSE_COMPOUND_NO_DEP, sub0->dep_index);
+	EXPECT_EQ(FUSE_COMPOUND_NO_DEP, sub1->dep_index);
+	EXPECT_EQ(0, c->write_errno);
+	/* the attributes came with the open: no GETATTR of their own */
+	EXPECT_EQ(0, count_since(&self->m, from, FUSE_GETATTR, false));
+	EXPECT_EQ(0, count_since(&self->m, from, FUSE_OPEN, false));
+}
+
+TEST_F(compliant, appended_data_lands_at_the_size_the_server_reported)
+{
+	const struct srv_record *w;
+	struct stat st;
+	unsigned int from;
+
+	/* "growing" gains 10 bytes each time the server reports attributes */
+	ASSERT_EQ(0, stat(path(&self->m, "growing"), &st));
+	from = nreq(&self->m);
+	ASSERT_EQ(0, open_append_write(&self->m, "growing"));
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	w = &self->m.log->rec[from];
+	while (w < &self->m.log->rec[nreq(&self->m)] && w->opcode != FUSE_WRITE)
+		w++;
+	ASSERT_LT(w, &self->m.log->rec[nreq(&self->m)]);
+	/* the compound's GETATTR reported st_size + 10: the write goes there */
+	EXPECT_EQ(st.st_size + 10, w->arg);
+}
+
+TEST_F(compliant, open_with_fresh_attributes_is_a_plain_open)
+{
+	struct stat st;
+	unsigned int from;
+	int fd;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	from = nreq(&self->m);
+	fd = open(path(&self->m, "file"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	close(fd);
+	EXPECT_EQ(0, count_since(&self->m, from, FUSE_COMPOUND, false));
+	EXPECT_EQ(1, count_since(&self->m, from, FUSE_OPEN, false));
+	EXPECT_EQ(0, count_since(&self->m, from, FUSE_GETATTR, false));
+}
+
+/* --- attributes that expire at once --- */
+
+FIXTURE(attr_expired) {
+	struct mnt m;
+};
+
+FIXTURE_SETUP(attr_expired)
+{
+	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(SRV_COMPLIANT, LONG, 0)));
+}
+
+FIXTURE_TEARDOWN(attr_expired)
+{
+	mnt_stop(&self->m);
+}
+
+TEST_F(attr_expired, open_after_attr_timeout_is_one_compound)
+{
+	struct stat st;
+	unsigned int from;
+	int fd;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	from = nreq(&self->m);
+	fd = open(path(&self->m, "file"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	close(fd);
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	EXPECT_EQ(1, count_since(&self->m, from, FUSE_COMPOUND, false));
+	EXPECT_EQ(0, count_since(&self->m, from, FUSE_GETATTR, false));
+	EXPECT_EQ(0, count_since(&self->m, from, FUSE_OPEN, false));
+}
+
+/* --- entries that expire at once: revalidation --- */
+
+FIXTURE(entry_expired) {
+	struct mnt m;
+};
+
+FIXTURE_SETUP(entry_expired)
+{
+	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(SRV_COMPLIANT, 0, LONG)));
+}
+
+FIXTURE_TEARDOWN(entry_expired)
+{
+	mnt_stop(&self->m);
+}
+
+TEST_F(entry_expired, revalidation_is_one_lookup_getattr_compound)
+{
+	const struct srv_record *c;
+	struct stat st1, st2;
+	unsigned int from;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st1));
+	from = nreq(&self->m);
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st2));
+	EXPECT_EQ(st1.st_ino, st2.st_ino);
+	SKIP_WITHOUT_COMPOUND(&self->m);
+
+	EXPECT_EQ(1, round_trips_since(&self->m, from));
+	c = compound_since(&self->m, from);
+	ASSERT_NE(NULL, c);
+	EXPECT_EQ(FUSE_LOOKUP, c[1].opcode);
+	EXPECT_EQ(FUSE_COMPOUND_NO_DEP, c[1].dep_index);
+	EXPECT_EQ(1, c[1].nodeid);
+	EXPECT_EQ(FUSE_GETATTR, c[2].opcode);
+	EXPECT_EQ(0, c[2].dep_index);
+	EXPECT_EQ(0, c[2].nodeid);
+	EXPECT_EQ(0, c->write_errno);
+}
+
+TEST_F(entry_expired, attributes_after_revalidation_are_the_getattr_ones)
+{
+	struct stat st1, st2;
+
+	/* "growing" gains 10 bytes on GETATTR, none on LOOKUP */
+	ASSERT_EQ(0, stat(path(&self->m, "growing"), &st1));
+	ASSERT_EQ(0, stat(path(&self->m, "growing"), &st2));
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	EXPECT_EQ(st1.st_size + 10, st2.st_size);
+}
+
+/* --- servers that do not run compounds --- */
+
+FIXTURE(refusing) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(refusing) {
+	enum srv_behaviour behaviour;
+	int open_errno;			/* what open() of a compound gets */
+	bool keeps_trying;		/* compounds are sent again */
+};
+
+FIXTURE_VARIANT_ADD(refusing, enosys) {
+	.behaviour = SRV_COMPOUND_ENOSYS,
+	.open_errno = 0,
+	.keeps_trying = false,
+};
+
+FIXTURE_VARIANT_ADD(refusing, eopnotsupp) {
+	.behaviour = SRV_COMPOUND_EOPNOTSUPP,
+	.open_errno = 0,
+	.keeps_trying = true,
+};
+
+/* a server that rejects unknown opcodes with EINVAL: the error stands */
+FIXTURE_VARIANT_ADD(refusing, einval) {
+	.behaviour = SRV_COMPOUND_EINVAL,
+	.open_errno = EINVAL,
+	.keeps_trying = true,
+};
+
+FIXTURE_SETUP(refusing)
+{
+	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(variant->behaviour, 0, LONG)));
+}
+
+FIXTURE_TEARDOWN(refusing)
+{
+	mnt_stop(&self->m);
+}
+
+TEST_F(refusing, open_append_works_and_compounds_are_learned)
+{
+	unsigned int i, from = 0, rt_last = 0;
+
+	for (i = 0; i < 3; i++) {
+		from = nreq(&self->m);
+		EXPECT_EQ(-variant->open_errno,
+			  open_append_write(&self->m, "file"));
+		rt_last = round_trips_since(&self->m, from);
+	}
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	if (variant->keeps_trying) {
+		EXPECT_LE(3, self->m.log->compounds);
+	} else {
+		/* after the first refusal, never again on this mount */
+		EXPECT_EQ(1, self->m.log->compounds);
+		EXPECT_EQ(0, count_since(&self->m, from, FUSE_COMPOUND, false));
+	}
+	TH_LOG("%s: round trips of the last open(O_APPEND)+write+close: %u",
+	       srv_behaviour_name(variant->behaviour), rt_last);
+}
+
+TEST_F(refusing, revalidation_works_and_compounds_are_learned)
+{
+	struct stat st;
+	unsigned int i, from = 0;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	for (i = 0; i < 3; i++) {
+		from = nreq(&self->m);
+		/* a failed revalidation drops the dentry: a fresh LOOKUP */
+		EXPECT_EQ(0, stat(path(&self->m, "file"), &st));
+		EXPECT_EQ(6, st.st_size);
+	}
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	if (!variant->keeps_trying) {
+		EXPECT_EQ(1, self->m.log->compounds);
+		/* learned: the stock kernel's single LOOKUP */
+		EXPECT_EQ(1, round_trips_since(&self->m, from));
+		EXPECT_EQ(1, count_since(&self->m, from, FUSE_LOOKUP, false));
+	} else {
+		EXPECT_EQ(3, self->m.log->compounds);
+	}
+}
+
+/* --- servers that send a broken compound reply --- */
+
+struct bad_variant {
+	enum srv_behaviour behaviour;
+	enum srv_target target;
+};
+
+#define BAD_REPLIES(F)							\
+	F(reordered, SRV_UNIQUE_REORDERED, SRV_TARGET_FIRST)		\
+	F(duplicated, SRV_UNIQUE_DUPLICATED, SRV_TARGET_FIRST)		\
+	F(skipped_first, SRV_UNIQUE_SKIPPED, SRV_TARGET_FIRST)		\
+	F(skipped_last, SRV_UNIQUE_SKIPPED, SRV_TARGET_LAST)		\
+	F(cut_in_compound_out, SRV_CUT_IN_COMPOUND_OUT, SRV_TARGET_FIRST) \
+	F(cut_in_first_subheader, SRV_CUT_IN_SUBHEADER, SRV_TARGET_FIRST) \
+	F(cut_in_last_subheader, SRV_CUT_IN_SUBHEADER, SRV_TARGET_LAST)	\
+	F(cut_in_first_payload, SRV_CUT_IN_PAYLOAD, SRV_TARGET_FIRST)	\
+	F(cut_in_last_payload, SRV_CUT_IN_PAYLOAD, SRV_TARGET_LAST)	\
+	F(trailing_bytes, SRV_TRAILING_BYTES, SRV_TARGET_LAST)		\
+	F(first_len_below_header, SRV_SUBLEN_BELOW_HEADER, SRV_TARGET_FIRST) \
+	F(last_len_below_header, SRV_SUBLEN_BELOW_HEADER, SRV_TARGET_LAST) \
+	F(first_payload_too_long, SRV_PAYLOAD_TOO_LONG, SRV_TARGET_FIRST) \
+	F(last_payload_too_long, SRV_PAYLOAD_TOO_LONG, SRV_TARGET_LAST)	\
+	F(first_payload_too_short, SRV_PAYLOAD_TOO_SHORT, SRV_TARGET_FIRST) \
+	F(last_payload_too_short, SRV_PAYLOAD_TOO_SHORT, SRV_TARGET_LAST) \
+	F(first_error_with_payload, SRV_ERROR_WITH_PAYLOAD, SRV_TARGET_FIRST) \
+	F(last_error_with_payload, SRV_ERROR_WITH_PAYLOAD, SRV_TARGET_LAST) \
+	F(first_error_positive, SRV_ERROR_POSITIVE, SRV_TARGET_FIRST)	\
+	F(last_error_positive, SRV_ERROR_POSITIVE, SRV_TARGET_LAST)	\
+	F(first_error_below_range, SRV_ERROR_BELOW_RANGE, SRV_TARGET_FIRST) \
+	F(last_error_below_range, SRV_ERROR_BELOW_RANGE, SRV_TARGET_LAST) \
+	F(one_subreply, SRV_ONE_SUBREPLY, SRV_TARGET_FIRST)		\
+	F(three_subreplies, SRV_THREE_SUBREPLIES, SRV_TARGET_FIRST)
+
+/* open(O_APPEND): OPEN first, GETATTR last */
+FIXTURE(bad_open_reply) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(bad_open_reply) {
+	struct bad_variant v;
+};
+
+#define BAD_OPEN_VARIANT(name, b, t)					\
+	FIXTURE_VARIANT_ADD(bad_open_reply, name) { .v = { b, t } };
+BAD_REPLIES(BAD_OPEN_VARIANT)
+
+FIXTURE_SETUP(bad_open_reply)
+{
+	struct srv_config cfg = srv_cfg(variant->v.behaviour, LONG, LONG);
+
+	cfg.target = variant->v.target;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(bad_open_reply)
+{
+	mnt_stop(&self->m);
+}
+
+TEST_F(bad_open_reply, open_fails_with_eio_and_the_mount_stays_usable)
+{
+	const struct srv_record *c;
+	struct stat st;
+	unsigned int from;
+	int ret;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	from = nreq(&self->m);
+	ret = open_append_write(&self->m, "file");
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	EXPECT_EQ(-EIO, ret);
+	c = compound_since(&self->m, from);
+	ASSERT_NE(NULL, c);
+	ASSERT_TRUE(wait_replied(&self->m, c));
+	/* the kernel refused the reply: the server's write failed */
+	EXPECT_EQ(EINVAL, c->write_errno);
+	/* single requests still work, and compounds are still tried */
+	EXPECT_EQ(0, stat(path(&self->m, "dir"), &st));
+	EXPECT_EQ(-EIO, open_append_write(&self->m, "file"));
+	EXPECT_EQ(2, self->m.log->compounds);
+}
+
+/* revalidation: LOOKUP first, GETATTR last */
+FIXTURE(bad_revalidate_reply) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(bad_revalidate_reply) {
+	struct bad_variant v;
+};
+
+#define BAD_REVAL_VARIANT(name, b, t)					\
+	FIXTURE_VARIANT_ADD(bad_revalidate_reply, name) { .v = { b, t } };
+BAD_REPLIES(BAD_REVAL_VARIANT)
+
+FIXTURE_SETUP(bad_revalidate_reply)
+{
+	struct srv_config cfg = srv_cfg(variant->v.behaviour, 0, LONG);
+
+	cfg.target = variant->v.target;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(bad_revalidate_reply)
+{
+	mnt_stop(&self->m);
+}
+
+TEST_F(bad_revalidate_reply, rejected_revalidation_falls_back_to_lookup)
+{
+	const struct srv_record *c;
+	struct stat st;
+	unsigned int from;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	from = nreq(&self->m);
+	/* the compound is rejected, the dentry dropped, the name looked up */
+	EXPECT_EQ(0, stat(path(&self->m, "file"), &st));
+	EXPECT_EQ(6, st.st_size);
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	c = compound_since(&self->m, from);
+	ASSERT_NE(NULL, c);
+	ASSERT_TRUE(wait_replied(&self->m, c));
+	EXPECT_EQ(EINVAL, c->write_errno);
+	EXPECT_EQ(1, count_since(&self->m, from, FUSE_LOOKUP, false));
+}
+
+/* --- a server that ignores dep_index: GETATTR on nodeid 0 --- */
+
+FIXTURE(ignores_dep) {
+	struct mnt m;
+};
+
+FIXTURE_SETUP(ignores_dep)
+{
+	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(SRV_IGNORES_DEP, 0, LONG)));
+}
+
+FIXTURE_TEARDOWN(ignores_dep)
+{
+	mnt_stop(&self->m);
+}
+
+TEST_F(ignores_dep, revalidation_keeps_the_lookup_attributes)
+{
+	const struct srv_record *c;
+	struct stat st;
+	unsigned int from;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	from = nreq(&self->m);
+	EXPECT_EQ(0, stat(path(&self->m, "file"), &st));
+	EXPECT_EQ(6, st.st_size);
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	/* a valid reply: the GETATTR failed, the LOOKUP's attributes hold */
+	EXPECT_EQ(1, round_trips_since(&self->m, from));
+	c = compound_since(&self->m, from);
+	ASSERT_NE(NULL, c);
+	ASSERT_TRUE(wait_replied(&self->m, c));
+	EXPECT_EQ(0, c->write_errno);
+}
+
+/* --- a server that dies with a compound in flight --- */
+
+FIXTURE(dies) {
+	struct mnt m;
+};
+
+FIXTURE_SETUP(dies)
+{
+	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(SRV_DIES_MID_COMPOUND, LONG, LONG)));
+}
+
+FIXTURE_TEARDOWN(dies)
+{
+	mnt_stop(&self->m);
+}
+
+TEST_F(dies, call_in_flight_gets_econnaborted_later_calls_enotconn)
+{
+	struct stat st;
+	int ret;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	ret = open_append_write(&self->m, "file");
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	EXPECT_EQ(-ECONNABORTED, ret);
+	EXPECT_EQ(-1, stat(path(&self->m, "dir"), &st));
+	EXPECT_EQ(ENOTCONN, errno);
+	ASSERT_EQ(0, umount2(self->m.dir, 0));
+}
+
+/* --- a server that never answers the compound --- */
+
+FIXTURE(stalled) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(stalled) {
+	enum srv_behaviour behaviour;
+	int expected_errno;
+};
+
+/* the server answers the FUSE_INTERRUPT by failing the compound */
+FIXTURE_VARIANT_ADD(stalled, interrupt_answered) {
+	.behaviour = SRV_STALLS_ANSWERS_INTERRUPT,
+	.expected_errno = EINTR,
+};
+
+/* the server ignores it: only an abort ends the call */
+FIXTURE_VARIANT_ADD(stalled, aborted) {
+	.behaviour = SRV_STALLS_IGNORES_INTERRUPT,
+	.expected_errno = ECONNABORTED,
+};
+
+FIXTURE_SETUP(stalled)
+{
+	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(variant->behaviour, LONG, LONG)));
+}
+
+FIXTURE_TEARDOWN(stalled)
+{
+	mnt_stop(&self->m);
+}
+
+static void on_signal(int sig)
+{
+}
+
+TEST_F(stalled, signal_sends_interrupt_naming_the_outer_unique)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	const struct srv_record *c;
+	unsigned int i, interrupts;
+	struct stat st;
+	char abort_path[64];
+	pid_t client;
+	int status, fd;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	client = fork();
+	ASSERT_LE(0, client);
+	if (client == 0) {
+		/* no SA_RESTART: the open must come back with the error */
+		sigaction(SIGUSR1, &sa, NULL);
+		fd = open(path(&self->m, "file"), O_WRONLY | O_APPEND);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (!expect_compound()) {
+		waitpid(client, &status, 0);
+		SKIP_WITHOUT_COMPOUND(&self->m);
+	}
+	ASSERT_TRUE(wait_compounds(&self->m, 1));
+	c = compound_since(&self->m, 0);
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, kill(client, SIGUSR1));
+
+	/* the kernel sends FUSE_INTERRUPT for the outer request */
+	do {
+		interrupts = count_since(&self->m, 0, FUSE_INTERRUPT, false);
+		if (!interrupts)
+			ASSERT_TRUE(next_event(&self->m));
+	} while (!interrupts);
+	for (i = 0; i < nreq(&self->m); i++)
+		if (self->m.log->rec[i].opcode == FUSE_INTERRUPT)
+			break;
+	EXPECT_EQ(c->unique, self->m.log->rec[i].arg);
+
+	if (variant->behaviour == SRV_STALLS_IGNORES_INTERRUPT) {
+		/* no answer will come: the client is still blocked */
+		ASSERT_EQ(0, waitpid(client, &status, WNOHANG));
+		snprintf(abort_path, sizeof(abort_path),
+			 "/sys/fs/fuse/connections/%u/abort", minor(st.st_dev));
+		fd = open(abort_path, O_WRONLY);
+		ASSERT_LE(0, fd) TH_LOG("%s: %s", abort_path, strerror(errno));
+		ASSERT_EQ(1, write(fd, "1", 1));
+		close(fd);
+	}
+	ASSERT_EQ(client, waitpid(client, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(variant->expected_errno, WEXITSTATUS(status));
+}
+
+/* --- the real-world peer: libfuse 3.14's passthrough_ll --- */
+
+FIXTURE(passthrough_ll) {
+	char src[64];
+	char mnt[64];
+	char log[80];
+	pid_t daemon;
+};
+
+static bool is_mounted(const char *dir)
+{
+	struct stat a, b;
+	char parent[80];
+
+	snprintf(parent, sizeof(parent), "%s/..", dir);
+	return !stat(dir, &a) && !stat(parent, &b) && a.st_dev != b.st_dev;
+}
+
+/* Block until @dir is a mount point: the mount table changing wakes poll */
+static bool wait_mounted(const char *dir, pid_t daemon)
+{
+	struct pollfd p = { .events = POLLPRI };
+	bool ok = false;
+
+	p.fd = open("/proc/self/mountinfo", O_RDONLY);
+	if (p.fd < 0)
+		return false;
+	while (!(ok = is_mounted(dir))) {
+		char buf[4096];
+
+		/* re-arm: read the table, then wait for its next change */
+		lseek(p.fd, 0, SEEK_SET);
+		while (read(p.fd, buf, sizeof(buf)) > 0)
+			;
+		if (is_mounted(dir)) {
+			ok = true;
+			break;
+		}
+		if (waitpid(daemon, NULL, WNOHANG) != 0)
+			break;
+		if (poll(&p, 1, -1) < 0)
+			break;
+	}
+	close(p.fd);
+	return ok;
+}
+
+FIXTURE_SETUP(passthrough_ll)
+{
+	const char *bin = getenv("FUSEGATE_PASSTHROUGH_LL");
+	char opt[96];
+
+	if (!bin || access(bin, X_OK))
+		SKIP(return, "passthrough_ll not available (FUSEGATE_PASSTHROUGH_LL)");
+	snprintf(self->src, sizeof(self->src), "/tmp/pt-src.XXXXXX");
+	snprintf(self->mnt, sizeof(self->mnt), "/tmp/pt-mnt.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->src));
+	ASSERT_NE(NULL, mkdtemp(self->mnt));
+	snprintf(self->log, sizeof(self->log), "%s.log", self->mnt);
+	snprintf(opt, sizeof(opt), "source=%s", self->src);
+	self->daemon = fork();
+	ASSERT_LE(0, self->daemon);
+	if (self->daemon == 0) {
+		int fd = open(self->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		/* -d: log every request, in the foreground */
+		execl(bin, bin, "-d", "-o", opt, self->mnt, (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_TRUE(wait_mounted(self->mnt, self->daemon));
+}
+
+FIXTURE_TEARDOWN(passthrough_ll)
+{
+	if (self->daemon > 0) {
+		umount2(self->mnt, MNT_DETACH);
+		kill(self->daemon, SIGTERM);
+		waitpid(self->daemon, NULL, 0);
+	}
+}
+
+/* Count the requests with @opcode in a libfuse debug log */
+static int count_libfuse_opcode(const char *log, int opcode)
+{
+	char line[512], needle[32];
+	int n = 0;
+	FILE *f = fopen(log, "r");
+
+	if (!f)
+		return -1;
+	snprintf(needle, sizeof(needle), "(%d), nodeid:", opcode);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "opcode: ") && strstr(line, needle))
+			n++;
+	fclose(f);
+	return n;
+}
+
+TEST_F(passthrough_ll, short_workload_passes_with_one_refused_compound_at_most)
+{
+	char a[96], b[96], buf[16] = {};
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd, entries = 0, compounds, status;
+
+	snprintf(a, sizeof(a), "%s/a", self->mnt);
+	snprintf(b, sizeof(b), "%s/b", self->mnt);
+	fd = open(a, O_CREAT | O_WRONLY | O_EXCL, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(3, write(fd, "abc", 3));
+	ASSERT_EQ(0, close(fd));
+	fd = open(a, O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(2, write(fd, "de", 2));
+	ASSERT_EQ(0, close(fd));
+	fd = open(a, O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "f", 1));
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(0, stat(a, &st));
+	EXPECT_EQ(6, st.st_size);
+	d = opendir(self->mnt);
+	ASSERT_NE(NULL, d);
+	while ((de = readdir(d)))
+		entries++;
+	closedir(d);
+	EXPECT_EQ(3, entries);	/* ".", ".." and "a" */
+	ASSERT_EQ(0, rename(a, b));
+	fd = open(b, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(6, read(fd, buf, sizeof(buf)));
+	close(fd);
+	EXPECT_STREQ("abcdef", buf);
+	ASSERT_EQ(0, unlink(b));
+	EXPECT_EQ(-1, stat(b, &st));
+
+	/* unmount: the daemon ends and its log is complete */
+	ASSERT_EQ(0, umount2(self->mnt, 0));
+	ASSERT_EQ(self->daemon, waitpid(self->daemon, &status, 0));
+	self->daemon = 0;
+	compounds = count_libfuse_opcode(self->log, FUSE_COMPOUND);
+	ASSERT_LE(0, compounds);
+	TH_LOG("passthrough_ll saw %d FUSE_COMPOUND request(s)", compounds);
+	if (!expect_compound()) {
+		ASSERT_EQ(0, compounds);
+		return;
+	}
+	/* one, answered ENOSYS; never another on this mount */
+	EXPECT_EQ(1, compounds);
+}
+
+TEST_HARNESS_MAIN

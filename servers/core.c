@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The protocol core of the fusegate test servers: the FUSE_INIT handshake,
+ * the request loop, reply helpers, a small in-memory tree, and compound
+ * execution as compound.md section 4 describes.  Behaviours that break
+ * replies on purpose live in behaviours.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fuse_server.h"
+
+#define MAX_WRITE	(128 * 1024)
+#define BUF_SIZE	(MAX_WRITE + 64 * 1024)
+#define MAX_NODES	256
+#define MAX_NAME	255
+#define MAX_DATA	(1024 * 1024)
+
+struct node {
+	bool used;
+	uint64_t parent;
+	char name[MAX_NAME + 1];
+	uint32_t mode;
+	char *data;
+	size_t size;
+	struct timespec mtime;
+};
+
+struct srv {
+	const struct srv_config *cfg;
+	int fd;
+	unsigned char *in;
+	struct node nodes[MAX_NODES];	/* index = nodeid, 1 = root */
+	uint64_t stalled_unique;
+};
+
+/* --- the tree --- */
+
+static uint64_t node_add(struct srv *s, uint64_t parent, const char *name,
+			 uint32_t mode)
+{
+	uint64_t id;
+
+	for (id = 2; id < MAX_NODES; id++) {
+		struct node *n = &s->nodes[id];
+
+		if (n->used)
+			continue;
+		memset(n, 0, sizeof(*n));
+		n->used = true;
+		n->parent = parent;
+		snprintf(n->name, sizeof(n->name), "%s", name);
+		n->mode = mode;
+		clock_gettime(CLOCK_REALTIME, &n->mtime);
+		return id;
+	}
+	return 0;
+}
+
+static struct node *node_get(struct srv *s, uint64_t id)
+{
+	if (id == 0 || id >= MAX_NODES || !s->nodes[id].used)
+		return NULL;
+	return &s->nodes[id];
+}
+
+static uint64_t node_child(struct srv *s, uint64_t parent, const char *name)
+{
+	uint64_t id;
+
+	for (id = 2; id < MAX_NODES; id++)
+		if (s->nodes[id].used && s->nodes[id].parent == parent &&
+		    !strcmp(s->nodes[id].name, name))
+			return id;
+	return 0;
+}
+
+static void tree_init(struct srv *s)
+{
+	uint64_t f, d;
+
+	memset(s->nodes, 0, sizeof(s->nodes));
+	s->nodes[1].used = true;
+	s->nodes[1].mode = S_IFDIR | 0755;
+	f = node_add(s, 1, "file", S_IFREG | 0644);
+	s->nodes[f].data = strdup("hello\n");
+	s->nodes[f].size = 6;
+	d = node_add(s, 1, "dir", S_IFDIR | 0755);
+	node_add(s, d, "inner", S_IFREG | 0644);
+	node_add(s, 1, "empty", S_IFREG | 0644);
+	/* another client appends 10 bytes each time attributes are asked */
+	node_add(s, 1, "growing", S_IFREG | 0644);
+}
+
+static bool is_growing(struct srv *s, uint64_t id)
+{
+	return s->nodes[id].parent == 1 && !strcmp(s->nodes[id].name, "growing");
+}
+
+static void fill_attr(struct srv *s, uint64_t id, struct fuse_attr *a)
+{
+	struct node *n = &s->nodes[id];
+
+	memset(a, 0, sizeof(*a));
+	a->ino = id;
+	a->size = n->size;
+	a->blocks = (n->size + 511) / 512;
+	a->mode = n->mode;
+	a->nlink = S_ISDIR(n->mode) ? 2 : 1;
+	a->blksize = 4096;
+	a->mtime = a->ctime = a->atime = n->mtime.tv_sec;
+	a->mtimensec = a->ctimensec = a->atimensec = n->mtime.tv_nsec;
+}
+
+static size_t entry_out(struct srv *s, uint64_t id, void *out)
+{
+	struct fuse_entry_out *e = out;
+
+	memset(e, 0, sizeof(*e));
+	e->nodeid = id;
+	e->generation = 1;
+	e->entry_valid = s->cfg->entry_timeout;
+	e->attr_valid = s->cfg->attr_timeout;
+	fill_attr(s, id, &e->attr);
+	return sizeof(*e);
+}
+
+static size_t attr_out(struct srv *s, uint64_t id, void *out)
+{
+	struct fuse_attr_out *a = out;
+
+	memset(a, 0, sizeof(*a));
+	a->attr_valid = s->cfg->attr_timeout;
+	fill_attr(s, id, &a->attr);
+	return sizeof(*a);
+}
+
+/* --- one operation --- */
+
+static int op_create_node(struct srv *s, uint64_t parent, const char *name,
+			  uint32_t mode, void *out, size_t *out_len)
+{
+	uint64_t id;
+
+	if (!node_get(s, parent))
+		return -ENOENT;
+	if (node_child(s, parent, name))
+		return -EEXIST;
+	id = node_add(s, parent, name, mode);
+	if (!id)
+		return -ENOSPC;
+	*out_len = entry_out(s, id, out);
+	return 0;
+}
+
+static int op_readdir(struct srv *s, uint64_t id, const struct fuse_read_in *in,
+		      void *out, size_t *out_len)
+{
+	uint64_t child, idx = 0;
+	size_t off = 0;
+
+	for (child = 2; child < MAX_NODES; child++) {
+		struct node *n = &s->nodes[child];
+		struct fuse_dirent *de;
+		size_t namelen, entlen;
+
+		if (!n->used || n->parent != id)
+			continue;
+		if (idx++ < in->offset)
+			continue;
+		namelen = strlen(n->name);
+		entlen = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + namelen);
+		if (off + entlen > in->size)
+			break;
+		de = (void *)((char *)out + off);
+		memset(de, 0, entlen);
+		de->ino = child;
+		de->off = idx;
+		de->namelen = namelen;
+		de->type = (n->mode & S_IFMT) >> 12;
+		memcpy(de->name, n->name, namelen);
+		off += entlen;
+	}
+	*out_len = off;
+	return 0;
+}
+
+static int op_write(struct srv *s, struct node *n, const struct fuse_write_in *in,
+		    void *out, size_t *out_len)
+{
+	struct fuse_write_out *wo = out;
+	size_t end = in->offset + in->size;
+
+	if (end > MAX_DATA)
+		return -EFBIG;
+	if (end > n->size) {
+		char *d = realloc(n->data, end);
+
+		if (!d)
+			return -ENOMEM;
+		memset(d + n->size, 0, end - n->size);
+		n->data = d;
+		n->size = end;
+	}
+	memcpy(n->data + in->offset, in + 1, in->size);
+	clock_gettime(CLOCK_REALTIME, &n->mtime);
+	memset(wo, 0, sizeof(*wo));
+	wo->size = in->size;
+	*out_len = sizeof(*wo);
+	return 0;
+}
+
+static int op_setattr(struct srv *s, uint64_t id, const struct fuse_setattr_in *in,
+		      void *out, size_t *out_len)
+{
+	struct node *n = &s->nodes[id];
+
+	if ((in->valid & FATTR_MODE))
+		n->mode = (n->mode & S_IFMT) | (in->mode & 07777);
+	if ((in->valid & FATTR_SIZE)) {
+		if (in->size > MAX_DATA)
+			return -EFBIG;
+		if (in->size > n->size) {
+			char *d = realloc(n->data, in->size);
+
+			if (!d)
+				return -ENOMEM;
+			memset(d + n->size, 0, in->size - n->size);
+			n->data = d;
+		}
+		n->size = in->size;
+	}
+	if ((in->valid & FATTR_MTIME)) {
+		n->mtime.tv_sec = in->mtime;
+		n->mtime.tv_nsec = in->mtimensec;
+	}
+	*out_len = attr_out(s, id, out);
+	return 0;
+}
+
+static int op_rename(struct srv *s, uint64_t dir, uint64_t newdir,
+		     const char *names)
+{
+	const char *oldname = names, *newname = names + strlen(names) + 1;
+	uint64_t id = node_child(s, dir, oldname), victim;
+
+	if (!id)
+		return -ENOENT;
+	victim = node_child(s, newdir, newname);
+	if (victim)
+		s->nodes[victim].used = false;
+	s->nodes[id].parent = newdir;
+	snprintf(s->nodes[id].name, sizeof(s->nodes[id].name), "%s", newname);
+	return 0;
+}
+
+static int op_remove(struct srv *s, uint64_t dir, const char *name, bool isdir)
+{
+	uint64_t id = node_child(s, dir, name), c;
+
+	if (!id)
+		return -ENOENT;
+	if (isdir != !!S_ISDIR(s->nodes[id].mode))
+		return isdir ? -ENOTDIR : -EISDIR;
+	for (c = 2; isdir && c < MAX_NODES; c++)
+		if (s->nodes[c].used && s->nodes[c].parent == id)
+			return -ENOTEMPTY;
+	s->nodes[id].used = false;
+	free(s->nodes[id].data);
+	s->nodes[id].data = NULL;
+	return 0;
+}
+
+/*
+ * Execute one operation on @nodeid with argument @arg; write its reply
+ * payload to @out.  Returns 0 or a negative errno.
+ */
+static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
+		 const void *arg, size_t arglen, void *out, size_t *out_len)
+{
+	struct node *n = node_get(s, nodeid);
+
+	*out_len = 0;
+	if (!n)
+		return -ENOENT;	/* also nodeid 0: an unresolved dependency */
+
+	switch (opcode) {
+	case FUSE_LOOKUP: {
+		uint64_t id;
+
+		if (!arglen || ((const char *)arg)[arglen - 1])
+			return -EINVAL;
+		id = node_child(s, nodeid, arg);
+		if (!id)
+			return -ENOENT;
+		*out_len = entry_out(s, id, out);
+		return 0;
+	}
+	case FUSE_GETATTR:
+		if (is_growing(s, nodeid)) {
+			char *d = realloc(n->data, n->size + 10);
+
+			if (!d)
+				return -ENOMEM;
+			memset(d + n->size, '-', 10);
+			n->data = d;
+			n->size += 10;
+		}
+		*out_len = attr_out(s, nodeid, out);
+		return 0;
+	case FUSE_SETATTR:
+		return op_setattr(s, nodeid, arg, out, out_len);
+	case FUSE_OPEN:
+	case FUSE_OPENDIR: {
+		struct fuse_open_out *o = out;
+
+		if ((opcode == FUSE_OPENDIR) != !!S_ISDIR(n->mode))
+			return opcode == FUSE_OPENDIR ? -ENOTDIR : -EISDIR;
+		memset(o, 0, sizeof(*o));
+		o->fh = nodeid;
+		*out_len = sizeof(*o);
+		return 0;
+	}
+	case FUSE_READ: {
+		const struct fuse_read_in *in = arg;
+
+		if (in->offset < n->size) {
+			*out_len = n->size - in->offset;
+			if (*out_len > in->size)
+				*out_len = in->size;
+			memcpy(out, n->data + in->offset, *out_len);
+		}
+		return 0;
+	}
+	case FUSE_WRITE:
+		return op_write(s, n, arg, out, out_len);
+	case FUSE_READDIR:
+		return op_readdir(s, nodeid, arg, out, out_len);
+	case FUSE_CREATE: {
+		const struct fuse_create_in *in = arg;
+		struct fuse_open_out *o;
+		int err = op_create_node(s, nodeid, (const char *)(in + 1),
+					 S_IFREG | (in->mode & 07777), out, out_len);
+
+		if (err)
+			return err;
+		o = (void *)((char *)out + *out_len);
+		memset(o, 0, sizeof(*o));
+		o->fh = ((struct fuse_entry_out *)out)->nodeid;
+		*out_len += sizeof(*o);
+		return 0;
+	}
+	case FUSE_MKNOD: {
+		const struct fuse_mknod_in *in = arg;
+
+		return op_create_node(s, nodeid, (const char *)(in + 1),
+				      in->mode, out, out_len);
+	}
+	case FUSE_MKDIR: {
+		const struct fuse_mkdir_in *in = arg;
+
+		return op_create_node(s, nodeid, (const char *)(in + 1),
+				      S_IFDIR | (in->mode & 07777), out, out_len);
+	}
+	case FUSE_UNLINK:
+		return op_remove(s, nodeid, arg, false);
+	case FUSE_RMDIR:
+		return op_remove(s, nodeid, arg, true);
+	case FUSE_RENAME: {
+		const struct fuse_rename_in *in = arg;
+
+		return op_rename(s, nodeid, in->newdir, (const char *)(in + 1));
+	}
+	case FUSE_RENAME2: {
+		const struct fuse_rename2_in *in = arg;
+
+		if (in->flags)
+			return -EINVAL;
+		return op_rename(s, nodeid, in->newdir, (const char *)(in + 1));
+	}
+	case FUSE_STATFS: {
+		struct fuse_statfs_out *st = out;
+
+		memset(st, 0, sizeof(*st));
+		st->st.bsize = 4096;
+		st->st.frsize = 4096;
+		st->st.namelen = MAX_NAME;
+		*out_len = sizeof(*st);
+		return 0;
+	}
+	case FUSE_FLUSH:
+	case FUSE_RELEASE:
+	case FUSE_RELEASEDIR:
+	case FUSE_FSYNC:
+	case FUSE_FSYNCDIR:
+		return 0;
+	default:
+		return -ENOSYS;
+	}
+}
+
+/* --- the log --- */
+
+struct srv_log *srv_log_create(void)
+{
+	struct srv_log *log = mmap(NULL, sizeof(*log), PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return log == MAP_FAILED ? NULL : log;
+}
+
+static struct srv_record *log_request(struct srv *s,
+				      const struct fuse_in_header *ih,
+				      bool sub, uint8_t dep_index)
+{
+	struct srv_log *log = s->cfg->log;
+	struct srv_record *r;
+
+	if (!log || log->n >= SRV_LOG_MAX)
+		return NULL;
+	r = &log->rec[log->n];
+	memset(r, 0, sizeof(*r));
+	r->opcode = ih->opcode;
+	r->len = ih->len;
+	r->unique = ih->unique;
+	r->nodeid = ih->nodeid;
+	r->sub = sub;
+	r->dep_index = dep_index;
+	__atomic_add_fetch(&log->n, 1, __ATOMIC_RELEASE);
+	if (!sub && ih->opcode == FUSE_COMPOUND)
+		__atomic_add_fetch(&log->compounds, 1, __ATOMIC_RELEASE);
+	return r;
+}
+
+static void notify(struct srv *s)
+{
+	char c = 1;
+
+	if (s->cfg->notify_fd >= 0 && write(s->cfg->notify_fd, &c, 1) < 0 &&
+	    errno != EAGAIN)
+		perror("fusegate server: notify");
+}
+
+unsigned int srv_log_count(const struct srv_log *log, uint32_t opcode,
+			   bool sub)
+{
+	unsigned int i, n = 0, total = __atomic_load_n(&log->n, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < total; i++)
+		if (log->rec[i].opcode == opcode && log->rec[i].sub == sub)
+			n++;
+	return n;
+}
+
+const struct srv_record *srv_log_find(const struct srv_log *log,
+				      uint32_t opcode, unsigned int nth)
+{
+	unsigned int i, total = __atomic_load_n(&log->n, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < total; i++)
+		if (log->rec[i].opcode == opcode && !log->rec[i].sub && !nth--)
+			return &log->rec[i];
+	return NULL;
+}
+
+/* --- replies --- */
+
+static void send_reply(struct srv *s, struct srv_record *rec, void *buf,
+		       size_t len)
+{
+	ssize_t ret = write(s->fd, buf, len);
+
+	if (rec) {
+		rec->write_errno = ret < 0 ? errno : 0;
+		rec->replied = true;
+	}
+	notify(s);
+}
+
+static void reply(struct srv *s, struct srv_record *rec, uint64_t unique,
+		  int error, const void *payload, size_t len)
+{
+	struct fuse_out_header oh = {
+		.len = sizeof(oh) + (error ? 0 : len),
+		.error = error,
+		.unique = unique,
+	};
+	struct iovec iov[2] = {
+		{ &oh, sizeof(oh) },
+		{ (void *)payload, error ? 0 : len },
+	};
+	ssize_t ret = writev(s->fd, iov, 2);
+
+	if (rec) {
+		rec->write_errno = ret < 0 ? errno : 0;
+		rec->replied = true;
+	}
+	notify(s);
+}
+
+/* --- compounds --- */
+
+static void do_compound(struct srv *s, struct srv_record *rec,
+			const struct fuse_in_header *ih, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)(ih + 1) +
+				 sizeof(struct fuse_compound_in);
+	const unsigned char *end = (const unsigned char *)ih + len;
+	static unsigned char out[BUF_SIZE];
+	uint64_t entry_nodeid[FUSE_COMPOUND_MAX_OPS] = { 0 };
+	int errors[FUSE_COMPOUND_MAX_OPS] = { 0 };
+	struct srv_reply r = { .buf = out };
+	struct fuse_out_header *oh = (void *)out;
+	unsigned int i = 0;
+
+	switch (s->cfg->behaviour) {
+	case SRV_COMPOUND_ENOSYS:
+		return reply(s, rec, ih->unique, -ENOSYS, NULL, 0);
+	case SRV_COMPOUND_EOPNOTSUPP:
+		return reply(s, rec, ih->unique, -EOPNOTSUPP, NULL, 0);
+	case SRV_COMPOUND_EINVAL:
+		return reply(s, rec, ih->unique, -EINVAL, NULL, 0);
+	case SRV_DIES_MID_COMPOUND:
+		/* the request is read: close /dev/fuse with it in flight */
+		exit(0);
+	case SRV_STALLS_ANSWERS_INTERRUPT:
+	case SRV_STALLS_IGNORES_INTERRUPT:
+		s->stalled_unique = ih->unique;
+		return;
+	default:
+		break;
+	}
+
+	memset(oh, 0, sizeof(*oh));
+	oh->unique = ih->unique;
+	r.len = sizeof(*oh) + sizeof(struct fuse_compound_out);
+	memset(out + sizeof(*oh), 0, sizeof(struct fuse_compound_out));
+
+	while (p + sizeof(struct fuse_compound_req_in) +
+	       sizeof(struct fuse_in_header) <= end && i < FUSE_COMPOUND_MAX_OPS) {
+		const struct fuse_compound_req_in *rin = (const void *)p;
+		const struct fuse_in_header *sh = (const void *)(rin + 1);
+		struct fuse_out_header *so = (void *)(out + r.len);
+		uint64_t nodeid = sh->nodeid;
+		size_t out_len = 0;
+		int err = 0;
+
+		if (sh->len < sizeof(*sh) || (const unsigned char *)sh + sh->len > end)
+			break;
+		log_request(s, sh, true, rin->dep_index);
+		if (rin->dep_index != FUSE_COMPOUND_NO_DEP &&
+		    s->cfg->behaviour != SRV_IGNORES_DEP) {
+			if (rin->dep_index >= i)
+				err = -EINVAL;
+			else if (errors[rin->dep_index])
+				err = errors[rin->dep_index];
+			else
+				nodeid = entry_nodeid[rin->dep_index];
+		}
+		if (!err)
+			err = do_op(s, sh->opcode, nodeid, sh + 1,
+				    sh->len - sizeof(*sh), so + 1, &out_len);
+		if (!err && (sh->opcode == FUSE_LOOKUP || sh->opcode == FUSE_MKNOD ||
+			     sh->opcode == FUSE_MKDIR || sh->opcode == FUSE_CREATE))
+			entry_nodeid[i] = ((struct fuse_entry_out *)(so + 1))->nodeid;
+		errors[i] = err;
+		so->unique = i;
+		so->error = err;
+		so->len = sizeof(*so) + (err ? 0 : out_len);
+		r.sub_off[i] = r.len;
+		r.len += so->len;
+		p += sizeof(*rin) + sh->len;
+		i++;
+	}
+	r.nsubs = i;
+	srv_break_reply(s->cfg, &r);
+	oh->len = r.len;
+	send_reply(s, rec, out, r.len);
+}
+
+/* --- the loop --- */
+
+static int do_init(struct srv *s, const struct fuse_in_header *ih)
+{
+	const struct fuse_init_in *in = (const void *)(ih + 1);
+	struct fuse_init_out out;
+
+	memset(&out, 0, sizeof(out));
+	out.major = FUSE_KERNEL_VERSION;
+	out.minor = in->minor < FUSE_KERNEL_MINOR_VERSION ? in->minor :
+							    FUSE_KERNEL_MINOR_VERSION;
+	out.max_readahead = in->max_readahead;
+	out.flags = FUSE_ASYNC_READ | FUSE_BIG_WRITES | FUSE_ATOMIC_O_TRUNC;
+	if (s->cfg->writeback_cache)
+		out.flags |= FUSE_WRITEBACK_CACHE;
+	out.max_background = 16;
+	out.congestion_threshold = 12;
+	out.max_write = MAX_WRITE;
+	out.time_gran = 1;
+	reply(s, log_request(s, ih, false, FUSE_COMPOUND_NO_DEP), ih->unique, 0,
+	      &out, sizeof(out));
+	return in->major == FUSE_KERNEL_VERSION ? 0 : -EPROTO;
+}
+
+static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
+{
+	static unsigned char out[BUF_SIZE];
+	struct srv_record *rec;
+	size_t out_len;
+	int err;
+
+	if (ih->opcode == FUSE_FORGET || ih->opcode == FUSE_BATCH_FORGET)
+		return;
+	rec = log_request(s, ih, false, FUSE_COMPOUND_NO_DEP);
+	if (rec && ih->opcode == FUSE_WRITE)
+		rec->arg = ((const struct fuse_write_in *)(ih + 1))->offset;
+	if (rec && ih->opcode == FUSE_INTERRUPT)
+		rec->arg = ((const struct fuse_interrupt_in *)(ih + 1))->unique;
+	if (s->cfg->delay_us)
+		usleep(s->cfg->delay_us);	/* models service time, not sync */
+
+	switch (ih->opcode) {
+	case FUSE_COMPOUND:
+		return do_compound(s, rec, ih, len);
+	case FUSE_INTERRUPT: {
+		const struct fuse_interrupt_in *in = (const void *)(ih + 1);
+
+		notify(s);
+		if (s->stalled_unique && in->unique == s->stalled_unique &&
+		    s->cfg->behaviour == SRV_STALLS_ANSWERS_INTERRUPT) {
+			reply(s, NULL, s->stalled_unique, -EINTR, NULL, 0);
+			s->stalled_unique = 0;
+		}
+		return;
+	}
+	case FUSE_DESTROY:
+		reply(s, rec, ih->unique, 0, NULL, 0);
+		return;
+	default:
+		err = do_op(s, ih->opcode, ih->nodeid, ih + 1, len - sizeof(*ih),
+			    out, &out_len);
+		reply(s, rec, ih->unique, err, out, out_len);
+	}
+}
+
+int srv_mount(const char *mountpoint)
+{
+	char opts[128];
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other", fd);
+	if (mount("fusegate", mountpoint, "fuse", MS_NOSUID | MS_NODEV, opts)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int srv_run_fd(const struct srv_config *cfg, int fd)
+{
+	static struct srv s;
+	ssize_t n;
+
+	memset(&s, 0, sizeof(s));
+	s.cfg = cfg;
+	s.fd = fd;
+	s.in = malloc(BUF_SIZE);
+	if (!s.in)
+		return 1;
+	tree_init(&s);
+
+	for (;;) {
+		n = read(fd, s.in, BUF_SIZE);
+		if (n < 0) {
+			if (errno == EINTR || errno == ENOENT || errno == EAGAIN)
+				continue;
+			/* ENODEV: unmounted; ECONNABORTED: aborted */
+			return errno == ENODEV || errno == ECONNABORTED ? 0 : 1;
+		}
+		if ((size_t)n < sizeof(struct fuse_in_header))
+			return 1;
+		if (((struct fuse_in_header *)s.in)->opcode == FUSE_INIT) {
+			if (do_init(&s, (void *)s.in))
+				return 1;
+			continue;
+		}
+		handle(&s, (void *)s.in, n);
+	}
+}

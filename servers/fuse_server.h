@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fusegate test servers: one protocol core speaking raw /dev/fuse, and thin
+ * behaviours on top that answer compounds correctly or break one rule of
+ * compound.md section 3 on purpose.
+ *
+ * The server logs every request it reads into memory shared with the test
+ * (opcode, unique, nodeid, and for a compound each subrequest with its
+ * dep_index), and the result of every reply it writes, so that a test can
+ * count round trips exactly and see that a bad reply was refused.
+ */
+#ifndef FUSEGATE_SERVER_H
+#define FUSEGATE_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/fuse.h>
+
+/* Compound UAPI (compound.md section 2), for headers that predate it */
+#ifndef FUSE_COMPOUND_NO_DEP
+#define FUSE_COMPOUND		54
+#define FUSE_COMPOUND_NO_DEP	0xff
+#define FUSE_COMPOUND_MAX_OPS	16
+struct fuse_compound_in { uint64_t reserved[2]; };
+struct fuse_compound_out { uint64_t reserved[2]; };
+struct fuse_compound_req_in { uint8_t dep_index; uint8_t reserved[3]; };
+#endif
+
+enum srv_behaviour {
+	SRV_COMPLIANT,
+	/* the outer answer to FUSE_COMPOUND */
+	SRV_COMPOUND_ENOSYS,
+	SRV_COMPOUND_EOPNOTSUPP,
+	SRV_COMPOUND_EINVAL,
+	/* a correct compound reply, then one thing broken */
+	SRV_UNIQUE_REORDERED,
+	SRV_UNIQUE_DUPLICATED,
+	SRV_UNIQUE_SKIPPED,
+	SRV_CUT_IN_COMPOUND_OUT,
+	SRV_CUT_IN_SUBHEADER,
+	SRV_CUT_IN_PAYLOAD,
+	SRV_TRAILING_BYTES,
+	SRV_SUBLEN_BELOW_HEADER,
+	SRV_PAYLOAD_TOO_LONG,
+	SRV_PAYLOAD_TOO_SHORT,
+	SRV_ERROR_WITH_PAYLOAD,
+	SRV_ERROR_POSITIVE,
+	SRV_ERROR_BELOW_RANGE,
+	SRV_ONE_SUBREPLY,
+	SRV_THREE_SUBREPLIES,
+	SRV_IGNORES_DEP,
+	/* the connection */
+	SRV_DIES_MID_COMPOUND,
+	SRV_STALLS_ANSWERS_INTERRUPT,
+	SRV_STALLS_IGNORES_INTERRUPT,
+	SRV_NR_BEHAVIOURS
+};
+
+/* Which subreply a per-subreply misbehaviour breaks */
+enum srv_target { SRV_TARGET_FIRST, SRV_TARGET_LAST };
+
+#define SRV_LOG_MAX 4096
+
+struct srv_record {
+	uint32_t opcode;
+	uint32_t len;
+	uint64_t unique;
+	uint64_t nodeid;
+	uint64_t arg;		/* WRITE: offset; INTERRUPT: unique it names */
+	uint8_t sub;		/* a subrequest of the compound before it */
+	uint8_t dep_index;
+	int32_t write_errno;	/* of the reply to this request: 0 = accepted */
+	bool replied;
+};
+
+struct srv_log {
+	volatile uint32_t n;
+	volatile uint32_t compounds;
+	struct srv_record rec[SRV_LOG_MAX];
+};
+
+struct srv_config {
+	const char *mountpoint;
+	enum srv_behaviour behaviour;
+	enum srv_target target;
+	uint64_t entry_timeout;		/* seconds */
+	uint64_t attr_timeout;
+	bool writeback_cache;
+	unsigned int delay_us;		/* per-request service delay */
+	struct srv_log *log;		/* shared with the test, may be NULL */
+	int notify_fd;			/* a byte per logged request, or -1 */
+};
+
+const char *srv_behaviour_name(enum srv_behaviour b);
+int srv_behaviour_from_name(const char *name);
+
+/* Open /dev/fuse and mount it on @mountpoint; returns the fd or -errno */
+int srv_mount(const char *mountpoint);
+/* Serve the mounted @fd until unmounted or aborted; returns an exit status */
+int srv_run_fd(const struct srv_config *cfg, int fd);
+
+/* A shared log for a server running in a child process */
+struct srv_log *srv_log_create(void);
+unsigned int srv_log_count(const struct srv_log *log, uint32_t opcode,
+			   bool sub);
+const struct srv_record *srv_log_find(const struct srv_log *log,
+				      uint32_t opcode, unsigned int nth);
+
+/* Internal: the reply being built, for the behaviours */
+struct srv_reply {
+	unsigned char *buf;
+	size_t len;
+	unsigned int nsubs;
+	size_t sub_off[FUSE_COMPOUND_MAX_OPS + 1];
+};
+
+/* Break a correct compound reply as the behaviour says; false: unchanged */
+bool srv_break_reply(const struct srv_config *cfg, struct srv_reply *r);
+
+#endif
