@@ -420,6 +420,15 @@ struct srv_log *srv_log_create(void)
 	return log == MAP_FAILED ? NULL : log;
 }
 
+static void notify(struct srv *s)
+{
+	char c = 1;
+
+	if (s->cfg->notify_fd >= 0 && write(s->cfg->notify_fd, &c, 1) < 0 &&
+	    errno != EAGAIN)
+		perror("fusegate server: notify");
+}
+
 static struct srv_record *log_request(struct srv *s,
 				      const struct fuse_in_header *ih,
 				      bool sub, uint8_t dep_index)
@@ -440,16 +449,9 @@ static struct srv_record *log_request(struct srv *s,
 	__atomic_add_fetch(&log->n, 1, __ATOMIC_RELEASE);
 	if (!sub && ih->opcode == FUSE_COMPOUND)
 		__atomic_add_fetch(&log->compounds, 1, __ATOMIC_RELEASE);
+	if (!sub)
+		notify(s);
 	return r;
-}
-
-static void notify(struct srv *s)
-{
-	char c = 1;
-
-	if (s->cfg->notify_fd >= 0 && write(s->cfg->notify_fd, &c, 1) < 0 &&
-	    errno != EAGAIN)
-		perror("fusegate server: notify");
 }
 
 unsigned int srv_log_count(const struct srv_log *log, uint32_t opcode,
@@ -623,8 +625,11 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 	if (ih->opcode == FUSE_FORGET || ih->opcode == FUSE_BATCH_FORGET)
 		return;
 	rec = log_request(s, ih, false, FUSE_COMPOUND_NO_DEP);
-	if (rec && ih->opcode == FUSE_WRITE)
-		rec->arg = ((const struct fuse_write_in *)(ih + 1))->offset;
+	if (rec && ih->opcode == FUSE_WRITE) {
+		const struct fuse_write_in *w = (const void *)(ih + 1);
+
+		rec->arg = w->offset + w->size;
+	}
 	if (rec && ih->opcode == FUSE_INTERRUPT)
 		rec->arg = ((const struct fuse_interrupt_in *)(ih + 1))->unique;
 	if (s->cfg->delay_us)
@@ -636,7 +641,6 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 	case FUSE_INTERRUPT: {
 		const struct fuse_interrupt_in *in = (const void *)(ih + 1);
 
-		notify(s);
 		if (s->stalled_unique && in->unique == s->stalled_unique &&
 		    s->cfg->behaviour == SRV_STALLS_ANSWERS_INTERRUPT) {
 			reply(s, NULL, s->stalled_unique, -EINTR, NULL, 0);

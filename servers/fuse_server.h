@@ -66,7 +66,7 @@ struct srv_record {
 	uint32_t len;
 	uint64_t unique;
 	uint64_t nodeid;
-	uint64_t arg;		/* WRITE: offset; INTERRUPT: unique it names */
+	uint64_t arg;		/* WRITE: where it ends; INTERRUPT: unique it names */
 	uint8_t sub;		/* a subrequest of the compound before it */
 	uint8_t dep_index;
 	int32_t write_errno;	/* of the reply to this request: 0 = accepted */
