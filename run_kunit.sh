@@ -18,6 +18,8 @@ FILTER_GLOB selects suites or tests as kunit.py does, for instance
 Options:
   --series PATH       patch series to apply (default: kernel-patches/)
   --tree DIR          start from this kernel tree instead of the tarball
+  --no-series         use the tree as it is (with --tree: it already
+                      carries the changes to test)
   --baseline          the unpatched tree (the suites are reported skipped:
                       there is no compound code to test)
   --name NAME         name of the prepared tree in the cache
@@ -52,6 +54,7 @@ while [ $# -gt 0 ]; do
 		prep_args+=("$1" "$2"); shift 2 ;;
 	--series=*|--tree=*|--name=*) prep_args+=("$1"); shift ;;
 	--baseline) prep_args+=("$1"); baseline=1; shift ;;
+	--no-series) prep_args+=("$1"); shift ;;
 	--filter_glob) [ $# -ge 2 ] || die_usage "--filter_glob needs a glob"
 		filter=$2; shift 2 ;;
 	--filter_glob=*) filter=${1#*=}; shift ;;

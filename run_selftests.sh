@@ -19,6 +19,7 @@ console is scanned for WARN/BUG/Oops/KASAN/lockdep reports.
 Options:
   --series PATH     patch series to apply (default: kernel-patches/)
   --tree DIR        start from this kernel tree instead of the tarball
+  --no-series       use the tree as it is (with --tree)
   --baseline        the unpatched tree: compound tests must report SKIP
   --name NAME       name of the prepared tree in the cache
   -f, --fixture F   run only fixture F (kselftest harness filter; repeatable)
@@ -53,6 +54,7 @@ while [ $# -gt 0 ]; do
 		prep_args+=("$1" "$2"); shift 2 ;;
 	--series=*|--tree=*|--name=*) prep_args+=("$1"); shift ;;
 	--baseline) prep_args+=("$1"); baseline=1; shift ;;
+	--no-series) prep_args+=("$1"); shift ;;
 	-f|--fixture|-t|--test|-v|--variant)
 		[ $# -ge 2 ] || die_usage "$1 needs a name"
 		[[ "$2" =~ ^[A-Za-z0-9_]+$ ]] || die_usage "bad name for $1: $2"

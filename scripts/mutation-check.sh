@@ -10,12 +10,13 @@ usage() {
 Usage: $(basename "$0") [OPTIONS] [MUTANT...]
 
 For each mutant (default: all), apply one source change to fs/fuse/dev.c
-of a tree prepared with our series (named 'mutant' in the cache), run the
-KUnit suites with run_kunit.sh, and report whether they caught it.  A
-mutant is caught when run_kunit.sh exits 1 (test failure or kernel splat).
-The tree is restored after each mutant.
+of a tree prepared with our series (named 'mutant' in the cache), run a
+suite, and report whether it caught the change.  A mutant is caught when
+the runner exits 1 (test failure or kernel splat).  The tree is restored
+after each mutant.  The table goes to results/mutants-RUNNER.txt.
 
 Options:
+  --runner R   kunit (run_kunit.sh, default) or selftests (run_selftests.sh)
   --list       list the mutants and exit
   --jobs N     parallel build jobs
   -h, --help   show this help
@@ -43,6 +44,7 @@ MUTANTS=(
 )
 
 jobs=$(nproc)
+runner=kunit
 selected=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -53,16 +55,25 @@ while [ $# -gt 0 ]; do
 		done
 		exit 0 ;;
 	--jobs) [ $# -ge 2 ] || die_usage "--jobs needs a number"; jobs=$2; shift 2 ;;
+	--runner) [ $# -ge 2 ] || die_usage "--runner needs kunit or selftests"
+		runner=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die_usage "unknown option: $1" ;;
 	*) selected+=("$1"); shift ;;
 	esac
 done
 
+case "$runner" in
+kunit|selftests) ;;
+*) die_usage "--runner must be kunit or selftests: $runner" ;;
+esac
+
 main() {
-	local tree survived=0 m id rule what subst rc
+	local tree survived=0 m id rule what subst rc table
+	mkdir -p "$FUSEGATE_ROOT/results"
+	table="$FUSEGATE_ROOT/results/mutants-$runner.txt"
 	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" --name mutant) || exit $?
-	printf '%-20s %-5s %-45s %s\n' mutant rule change result > "$FUSEGATE_ROOT/results/mutants.txt"
+	printf '%-20s %-5s %-50s %s\n' mutant rule change result > "$table"
 	for m in "${MUTANTS[@]}"; do
 		IFS='|' read -r id rule what subst <<< "$m"
 		if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$id"; then
@@ -75,8 +86,9 @@ main() {
 		fi
 		log "mutant $id ($what)"
 		set +e
-		"$FUSEGATE_ROOT/run_kunit.sh" --name mutant --jobs "$jobs" \
-			--results "$FUSEGATE_ROOT/results/mutant-$id" > "$FUSEGATE_ROOT/results/mutant-$id.log" 2>&1
+		"$FUSEGATE_ROOT/run_$runner.sh" --name mutant --jobs "$jobs" \
+			--results "$FUSEGATE_ROOT/results/mutant-$runner-$id" \
+			> "$FUSEGATE_ROOT/results/mutant-$runner-$id.log" 2>&1
 		rc=$?
 		set -e
 		case $rc in
@@ -84,8 +96,8 @@ main() {
 		0) result=SURVIVED; survived=1 ;;
 		*) result="infra error ($rc)"; survived=1 ;;
 		esac
-		printf '%-20s %-5s %-45s %s\n' "$id" "$rule" "$what" "$result" | tee -a "$FUSEGATE_ROOT/results/mutants.txt"
-		grep -E '^  FAILED|KERNEL SPLAT' "$FUSEGATE_ROOT/results/mutant-$id.log" | head -4 || true
+		printf '%-20s %-5s %-50s %s\n' "$id" "$rule" "$what" "$result" | tee -a "$table"
+		grep -E '^  FAILED|KERNEL SPLAT' "$FUSEGATE_ROOT/results/mutant-$runner-$id.log" | head -4 || true
 	done
 	git -C "$tree" checkout -q -f HEAD -- fs/fuse/dev.c
 	exit "$survived"

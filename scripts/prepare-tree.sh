@@ -22,6 +22,8 @@ Options:
                   the order, else *.patch sorted) or an mbox file
                   (default: kernel-patches/ of this repository)
   --baseline      apply no series: the unpatched tree
+  --no-series     apply no series, the tree is judged as it is (with
+                  --tree: a tree that already carries the changes)
   --tree DIR      start from this kernel tree instead of the tarball
                   (it is copied; nothing in DIR is changed)
   --name NAME     name of the prepared tree in the cache
@@ -45,7 +47,7 @@ while [ $# -gt 0 ]; do
 	--series) [ $# -ge 2 ] || die_usage "--series needs a path"
 		series=$2; shift 2 ;;
 	--series=*) series=${1#*=}; shift ;;
-	--baseline) baseline=1; shift ;;
+	--baseline|--no-series) baseline=1; shift ;;
 	--tree) [ $# -ge 2 ] || die_usage "--tree needs a directory"
 		user_tree=$2; shift 2 ;;
 	--tree=*) user_tree=${1#*=}; shift ;;
