@@ -429,9 +429,13 @@ static void notify(struct srv *s)
 		perror("fusegate server: notify");
 }
 
+/*
+ * Append a record; every field is written before the count that publishes
+ * it to the test is raised.
+ */
 static struct srv_record *log_request(struct srv *s,
 				      const struct fuse_in_header *ih,
-				      bool sub, uint8_t dep_index)
+				      bool sub, uint8_t dep_index, uint64_t arg)
 {
 	struct srv_log *log = s->cfg->log;
 	struct srv_record *r;
@@ -446,6 +450,7 @@ static struct srv_record *log_request(struct srv *s,
 	r->nodeid = ih->nodeid;
 	r->sub = sub;
 	r->dep_index = dep_index;
+	r->arg = arg;
 	__atomic_add_fetch(&log->n, 1, __ATOMIC_RELEASE);
 	if (!sub && ih->opcode == FUSE_COMPOUND)
 		__atomic_add_fetch(&log->compounds, 1, __ATOMIC_RELEASE);
@@ -485,7 +490,7 @@ static void send_reply(struct srv *s, struct srv_record *rec, void *buf,
 
 	if (rec) {
 		rec->write_errno = ret < 0 ? errno : 0;
-		rec->replied = true;
+		__atomic_store_n(&rec->replied, true, __ATOMIC_RELEASE);
 	}
 	notify(s);
 }
@@ -506,7 +511,7 @@ static void reply(struct srv *s, struct srv_record *rec, uint64_t unique,
 
 	if (rec) {
 		rec->write_errno = ret < 0 ? errno : 0;
-		rec->replied = true;
+		__atomic_store_n(&rec->replied, true, __ATOMIC_RELEASE);
 	}
 	notify(s);
 }
@@ -560,7 +565,7 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 
 		if (sh->len < sizeof(*sh) || (const unsigned char *)sh + sh->len > end)
 			break;
-		log_request(s, sh, true, rin->dep_index);
+		log_request(s, sh, true, rin->dep_index, 0);
 		if (rin->dep_index != FUSE_COMPOUND_NO_DEP &&
 		    s->cfg->behaviour != SRV_IGNORES_DEP) {
 			if (rin->dep_index >= i)
@@ -610,7 +615,7 @@ static int do_init(struct srv *s, const struct fuse_in_header *ih)
 	out.congestion_threshold = 12;
 	out.max_write = MAX_WRITE;
 	out.time_gran = 1;
-	reply(s, log_request(s, ih, false, FUSE_COMPOUND_NO_DEP), ih->unique, 0,
+	reply(s, log_request(s, ih, false, FUSE_COMPOUND_NO_DEP, 0), ih->unique, 0,
 	      &out, sizeof(out));
 	return in->major == FUSE_KERNEL_VERSION ? 0 : -EPROTO;
 }
@@ -619,19 +624,20 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 {
 	static unsigned char out[BUF_SIZE];
 	struct srv_record *rec;
+	uint64_t arg = 0;
 	size_t out_len;
 	int err;
 
 	if (ih->opcode == FUSE_FORGET || ih->opcode == FUSE_BATCH_FORGET)
 		return;
-	rec = log_request(s, ih, false, FUSE_COMPOUND_NO_DEP);
-	if (rec && ih->opcode == FUSE_WRITE) {
+	if (ih->opcode == FUSE_WRITE) {
 		const struct fuse_write_in *w = (const void *)(ih + 1);
 
-		rec->arg = w->offset + w->size;
+		arg = w->offset + w->size;
+	} else if (ih->opcode == FUSE_INTERRUPT) {
+		arg = ((const struct fuse_interrupt_in *)(ih + 1))->unique;
 	}
-	if (rec && ih->opcode == FUSE_INTERRUPT)
-		rec->arg = ((const struct fuse_interrupt_in *)(ih + 1))->unique;
+	rec = log_request(s, ih, false, FUSE_COMPOUND_NO_DEP, arg);
 	if (s->cfg->delay_us)
 		usleep(s->cfg->delay_us);	/* models service time, not sync */
 
