@@ -95,10 +95,16 @@ build_each() {
 	head=$(git rev-parse HEAD)
 	for c in $(git rev-list --reverse fusegate-base..HEAD); do
 		git checkout -q -f "$c"
+		# symbols a patch adds (FUSE_KUNIT_TEST) are enabled once they exist
+		./scripts/config --file "$BUILD_DIR/.config" -e FUSE_KUNIT_TEST
 		make -s O="$BUILD_DIR" ARCH=x86_64 CC="ccache gcc" olddefconfig >/dev/null
 		out=$(make -s O="$BUILD_DIR" ARCH=x86_64 CC="ccache gcc" -j"$jobs" \
 			W=1 C=1 fs/fuse/ 2>&1 | grep -vE '^make|^  (GEN|INSTALL|CALL|SYNC|DESCEND)' || true)
-		if [ -n "$out" ] || ! [ -f "$BUILD_DIR/fs/fuse/built-in.a" ]; then
+		if grep -q '^config FUSE_KUNIT_TEST' fs/fuse/Kconfig &&
+		   ! ls "$BUILD_DIR"/fs/fuse/tests/*.o >/dev/null 2>&1; then
+			out="${out}the KUnit tests of this patch were not built"
+		fi
+		if [ -n "$out" ] || ! [ -f "$BUILD_DIR/fs/fuse/dev.o" ]; then
 			printf '  FAIL %s\n' "$(git log -1 --format=%s "$c")"
 			printf '%s\n' "$out" | sed 's/^/      /'
 			failed=1
