@@ -79,22 +79,6 @@ done
 
 KUNIT_BUILD_DIR=build-kunit
 
-# Show that a long build is alive: elapsed time and objects built so far
-build_with_progress() {
-	local log=$1; shift
-	local start pid
-	start=$(now)
-	"$@" > "$log" 2>&1 &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 15 &
-		wait $! || true
-		kill -0 "$pid" 2>/dev/null || break
-		log "building: $(( $(now) - start ))s, $(find "$KUNIT_BUILD_DIR" -name '*.o' 2>/dev/null | wc -l) objects"
-	done
-	wait "$pid"
-}
-
 # Tell whether the tree can take our suites (the series' KUnit hook)
 tree_has_kunit_hook() {
 	grep -q '^config FUSE_KUNIT_TEST' fs/fuse/Kconfig 2>/dev/null &&
@@ -153,7 +137,7 @@ main() {
 	fi
 	log "building the KUnit kernel with $jobs job(s), through ccache"
 	t0=$(now)
-	if ! build_with_progress "$results/build.log" \
+	if ! build_with_progress "$results/build.log" "$KUNIT_BUILD_DIR" \
 		kunit_py build "${common[@]}" "${make_opts[@]}" --jobs="$jobs"; then
 		grep -E 'error|Error' "$results/build.log" | head -30 >&2 || true
 		die_infra "the KUnit kernel did not build (see $results/build.log)"

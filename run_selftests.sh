@@ -82,21 +82,6 @@ done
 GUEST_BUILD_DIR=build-guest
 SELFTEST_DIR=tools/testing/selftests/filesystems/fuse_compound
 
-build_with_progress() {
-	local log=$1; shift
-	local start pid
-	start=$(now)
-	"$@" >> "$log" 2>&1 &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 15 &
-		wait $! || true
-		kill -0 "$pid" 2>/dev/null || break
-		log "building: $(( $(now) - start ))s, $(find "$GUEST_BUILD_DIR" -name '*.o' 2>/dev/null | wc -l) objects"
-	done
-	wait "$pid"
-}
-
 build_kernel() {
 	local common=(--arch=x86_64 --build_dir="$GUEST_BUILD_DIR"
 		      --kunitconfig="$FUSEGATE_ROOT/selftests/guest/guest.config"
@@ -107,7 +92,7 @@ build_kernel() {
 		die_infra "guest kernel config failed (see $results/build.log)"
 	fi
 	log "building the guest kernel with $jobs job(s), through ccache"
-	if ! build_with_progress "$results/build.log" \
+	if ! build_with_progress "$results/build.log" "$GUEST_BUILD_DIR" \
 		python3 tools/testing/kunit/kunit.py build "${common[@]}" --jobs="$jobs"; then
 		grep -E 'error|Error' "$results/build.log" | head -30 >&2 || true
 		die_infra "the guest kernel did not build (see $results/build.log)"

@@ -69,3 +69,21 @@ export_build_env() {
 
 # Seconds since the epoch, for phase timings
 now() { date +%s; }
+
+# Run a long build with its output appended to LOG, showing every 15 s
+# that it is alive: elapsed time and objects built so far in BUILD_DIR.
+#   build_with_progress LOG BUILD_DIR COMMAND...
+build_with_progress() {
+	local log=$1 dir=$2 start pid
+	shift 2
+	start=$(now)
+	"$@" >> "$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 15 &
+		wait $! || true
+		kill -0 "$pid" 2>/dev/null || break
+		log "building: $(( $(now) - start ))s, $(find "$dir" -name '*.o' 2>/dev/null | wc -l) objects"
+	done
+	wait "$pid"
+}

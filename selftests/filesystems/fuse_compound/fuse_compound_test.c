@@ -200,6 +200,24 @@ static struct srv_config srv_cfg(enum srv_behaviour b, uint64_t entry,
 
 #define LONG 3600
 
+/*
+ * A fixture whose server has one behaviour and fixed timeouts (seconds):
+ * the mount is made before each test and undone after it.
+ */
+#define SERVER_FIXTURE(name, behaviour, entry, attr)			\
+	FIXTURE(name) {							\
+		struct mnt m;						\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		ASSERT_EQ(0, mnt_start(&self->m,			\
+				       srv_cfg(behaviour, entry, attr))); \
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		mnt_stop(&self->m);					\
+	}
+
 /* --- a compliant server --- */
 
 FIXTURE(compliant) {
@@ -280,19 +298,7 @@ TEST_F(compliant, open_with_fresh_attributes_is_a_plain_open)
  * through only: with writeback caching the kernel owns i_size and ignores
  * the server's, by design.
  */
-FIXTURE(another_writer) {
-	struct mnt m;
-};
-
-FIXTURE_SETUP(another_writer)
-{
-	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(SRV_COMPLIANT, LONG, LONG)));
-}
-
-FIXTURE_TEARDOWN(another_writer)
-{
-	mnt_stop(&self->m);
-}
+SERVER_FIXTURE(another_writer, SRV_COMPLIANT, LONG, LONG)
 
 TEST_F(another_writer, appended_data_lands_at_the_size_the_server_reported)
 {
@@ -317,19 +323,7 @@ TEST_F(another_writer, appended_data_lands_at_the_size_the_server_reported)
 
 /* --- attributes that expire at once --- */
 
-FIXTURE(attr_expired) {
-	struct mnt m;
-};
-
-FIXTURE_SETUP(attr_expired)
-{
-	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(SRV_COMPLIANT, LONG, 0)));
-}
-
-FIXTURE_TEARDOWN(attr_expired)
-{
-	mnt_stop(&self->m);
-}
+SERVER_FIXTURE(attr_expired, SRV_COMPLIANT, LONG, 0)
 
 TEST_F(attr_expired, open_after_attr_timeout_is_one_compound)
 {
@@ -350,19 +344,7 @@ TEST_F(attr_expired, open_after_attr_timeout_is_one_compound)
 
 /* --- entries that expire at once: revalidation --- */
 
-FIXTURE(entry_expired) {
-	struct mnt m;
-};
-
-FIXTURE_SETUP(entry_expired)
-{
-	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(SRV_COMPLIANT, 0, LONG)));
-}
-
-FIXTURE_TEARDOWN(entry_expired)
-{
-	mnt_stop(&self->m);
-}
+SERVER_FIXTURE(entry_expired, SRV_COMPLIANT, 0, LONG)
 
 TEST_F(entry_expired, revalidation_is_one_lookup_getattr_compound)
 {
@@ -614,19 +596,7 @@ TEST_F(bad_revalidate_reply, rejected_revalidation_falls_back_to_lookup)
 
 /* --- a server that ignores dep_index: GETATTR on nodeid 0 --- */
 
-FIXTURE(ignores_dep) {
-	struct mnt m;
-};
-
-FIXTURE_SETUP(ignores_dep)
-{
-	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(SRV_IGNORES_DEP, 0, LONG)));
-}
-
-FIXTURE_TEARDOWN(ignores_dep)
-{
-	mnt_stop(&self->m);
-}
+SERVER_FIXTURE(ignores_dep, SRV_IGNORES_DEP, 0, LONG)
 
 TEST_F(ignores_dep, revalidation_keeps_the_lookup_attributes)
 {
@@ -649,19 +619,7 @@ TEST_F(ignores_dep, revalidation_keeps_the_lookup_attributes)
 
 /* --- a server that dies with a compound in flight --- */
 
-FIXTURE(dies) {
-	struct mnt m;
-};
-
-FIXTURE_SETUP(dies)
-{
-	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(SRV_DIES_MID_COMPOUND, LONG, LONG)));
-}
-
-FIXTURE_TEARDOWN(dies)
-{
-	mnt_stop(&self->m);
-}
+SERVER_FIXTURE(dies, SRV_DIES_MID_COMPOUND, LONG, LONG)
 
 TEST_F(dies, call_in_flight_gets_econnaborted_later_calls_enotconn)
 {
