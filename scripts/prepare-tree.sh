@@ -79,7 +79,7 @@ fi
 tarball=/usr/src/linux-source-6.12.tar.xz
 src_dir="$FUSEGATE_CACHE/src"
 tree="$FUSEGATE_CACHE/trees/$name"
-GIT=(git -c user.name=fusegate -c user.email=fusegate@localhost
+GIT=(git -c user.name=fusegate -c user.email=fusegate@localhost -c gc.auto=0
      -c advice.detachedHead=false -c core.autocrlf=false)
 # build output stays inside the tree, one level down (see README)
 CLEAN_EXCLUDES=(-e '/build-*')
