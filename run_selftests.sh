@@ -155,7 +155,7 @@ boot_guest() {
 		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=0 rdinit=/init" \
 		-chardev "file,id=con,path=$results/console.log" -serial chardev:con \
 		-chardev "file,id=tap,path=$results/selftests.ktap" -serial chardev:tap \
-		-monitor none > "$results/qemu.log" 2>&1
+		-monitor none < /dev/null > "$results/qemu.log" 2>&1
 	local rc=$?
 	set -e
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

@@ -150,6 +150,7 @@ make_base() {
 	(
 		cd "$tree"
 		"${GIT[@]}" init -q
+		git config gc.auto 0
 		"${GIT[@]}" add -f -A . >/dev/null
 		"${GIT[@]}" commit -q -m "base: ${user_tree:-$tarball}"
 		"${GIT[@]}" tag -f fusegate-base >/dev/null
