@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ struct srv {
 	unsigned char *in;
 	struct node nodes[MAX_NODES];	/* index = nodeid, 1 = root */
 	uint64_t stalled_unique;
+	bool interrupted;		/* its FUSE_INTERRUPT has come */
 };
 
 /* --- the tree --- */
@@ -620,6 +622,16 @@ static int do_init(struct srv *s, const struct fuse_in_header *ih)
 	return in->major == FUSE_KERNEL_VERSION ? 0 : -EPROTO;
 }
 
+/* Fail the stalled compound whose FUSE_INTERRUPT came, as a server does */
+static void answer_interrupted(struct srv *s)
+{
+	if (!s->stalled_unique || !s->interrupted)
+		return;
+	reply(s, NULL, s->stalled_unique, -EINTR, NULL, 0);
+	s->stalled_unique = 0;
+	s->interrupted = false;
+}
+
 static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 {
 	static unsigned char out[BUF_SIZE];
@@ -649,8 +661,9 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 
 		if (s->stalled_unique && in->unique == s->stalled_unique &&
 		    s->cfg->behaviour == SRV_STALLS_ANSWERS_INTERRUPT) {
-			reply(s, NULL, s->stalled_unique, -EINTR, NULL, 0);
-			s->stalled_unique = 0;
+			s->interrupted = true;
+			if (s->cfg->control_fd < 0)
+				answer_interrupted(s);
 		}
 		return;
 	}
@@ -685,6 +698,7 @@ int srv_mount(const char *mountpoint)
 int srv_run_fd(const struct srv_config *cfg, int fd)
 {
 	static struct srv s;
+	int control = cfg->control_fd;
 	ssize_t n;
 
 	memset(&s, 0, sizeof(s));
@@ -696,6 +710,22 @@ int srv_run_fd(const struct srv_config *cfg, int fd)
 	tree_init(&s);
 
 	for (;;) {
+		if (control >= 0) {
+			struct pollfd p[2] = {
+				{ .fd = fd, .events = POLLIN },
+				{ .fd = control, .events = POLLIN },
+			};
+			char c;
+
+			if (poll(p, 2, -1) < 0 && errno != EINTR)
+				return 1;
+			if ((p[1].revents & POLLIN) && read(control, &c, 1) == 1)
+				answer_interrupted(&s);
+			else if (p[1].revents)
+				control = -1;	/* the test is gone: stop listening */
+			if (!p[0].revents)
+				continue;
+		}
 		n = read(fd, s.in, BUF_SIZE);
 		if (n < 0) {
 			if (errno == EINTR || errno == ENOENT || errno == EAGAIN)

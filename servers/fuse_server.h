@@ -89,6 +89,8 @@ struct srv_config {
 	unsigned int delay_us;		/* per-request service delay */
 	struct srv_log *log;		/* shared with the test, may be NULL */
 	int notify_fd;			/* a byte per logged request, or -1 */
+	int control_fd;			/* a byte from the test: answer the
+					 * interrupted compound now; -1: at once */
 };
 
 const char *srv_behaviour_name(enum srv_behaviour b);

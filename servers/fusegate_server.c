@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 		{ }
 	};
 	struct srv_config cfg = { .entry_timeout = 1, .attr_timeout = 1,
-				  .notify_fd = -1 };
+				  .notify_fd = -1, .control_fd = -1 };
 	int c, fd, rc;
 	unsigned int i;
 

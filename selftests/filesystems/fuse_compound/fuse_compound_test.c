@@ -39,6 +39,7 @@ struct mnt {
 	pid_t server;
 	struct srv_log *log;
 	int notify;		/* read end: a byte per server event */
+	int control;		/* write end: tells the server to answer */
 };
 
 static bool expect_compound(void)
@@ -51,13 +52,13 @@ static bool expect_compound(void)
 /* Mount a server with @cfg on a fresh directory; the server runs in a child */
 static int mnt_start(struct mnt *m, struct srv_config cfg)
 {
-	int pipefd[2], fd;
+	int pipefd[2], ctl[2], fd;
 
 	snprintf(m->dir, sizeof(m->dir), "/tmp/fusegate.XXXXXX");
 	if (!mkdtemp(m->dir))
 		return -errno;
 	m->log = srv_log_create();
-	if (!m->log || pipe2(pipefd, O_CLOEXEC))
+	if (!m->log || pipe2(pipefd, O_CLOEXEC) || pipe2(ctl, O_CLOEXEC))
 		return -ENOMEM;
 	fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
 	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
@@ -67,17 +68,21 @@ static int mnt_start(struct mnt *m, struct srv_config cfg)
 	cfg.mountpoint = m->dir;
 	cfg.log = m->log;
 	cfg.notify_fd = pipefd[1];
+	cfg.control_fd = ctl[0];
 	m->server = fork();
 	if (m->server < 0)
 		return -errno;
 	if (m->server == 0) {
 		close(pipefd[0]);
+		close(ctl[1]);
 		_exit(srv_run_fd(&cfg, fd));
 	}
 	/* only the server may hold /dev/fuse: its death must abort */
 	close(fd);
 	close(pipefd[1]);
+	close(ctl[0]);
 	m->notify = pipefd[0];
+	m->control = ctl[1];
 	return 0;
 }
 
@@ -92,6 +97,7 @@ static void mnt_stop(struct mnt *m)
 	rmdir(m->dir);
 	munmap(m->log, sizeof(*m->log));
 	close(m->notify);
+	close(m->control);
 }
 
 static char *path(struct mnt *m, const char *name)
@@ -185,7 +191,7 @@ static struct srv_config srv_cfg(enum srv_behaviour b, uint64_t entry,
 {
 	struct srv_config cfg = {
 		.behaviour = b, .entry_timeout = entry, .attr_timeout = attr,
-		.notify_fd = -1,
+		.notify_fd = -1, .control_fd = -1,
 	};
 	return cfg;
 }
@@ -715,9 +721,13 @@ TEST_F(stalled, signal_sends_interrupt_naming_the_outer_unique)
 	TH_LOG("FUSE_INTERRUPT for %llu",
 	       (unsigned long long)self->m.log->rec[i].arg);
 
-	if (variant->behaviour == SRV_STALLS_IGNORES_INTERRUPT) {
-		/* no answer will come: the client is still blocked */
-		ASSERT_EQ(0, waitpid(client, &status, WNOHANG));
+	/* the interrupt is queued, nothing answered: the client is blocked */
+	ASSERT_EQ(0, waitpid(client, &status, WNOHANG));
+	if (variant->behaviour == SRV_STALLS_ANSWERS_INTERRUPT) {
+		/* now the server fails the compound */
+		ASSERT_EQ(1, write(self->m.control, "a", 1));
+	} else {
+		/* no answer will come: only an abort ends the call */
 		snprintf(abort_path, sizeof(abort_path),
 			 "/sys/fs/fuse/connections/%u/abort", minor(st.st_dev));
 		fd = open(abort_path, O_WRONLY);
