@@ -48,26 +48,18 @@ baseline=0
 results="$FUSEGATE_ROOT/results/kunit"
 
 while [ $# -gt 0 ]; do
+	take_tree_option "$@"
+	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
+	take_build_option "$@"
+	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
 	case "$1" in
-	--series|--tree|--name)
-		[ $# -ge 2 ] || die_usage "$1 needs a value"
-		prep_args+=("$1" "$2"); shift 2 ;;
-	--series=*|--tree=*|--name=*) prep_args+=("$1"); shift ;;
-	--baseline) prep_args+=("$1"); baseline=1; shift ;;
-	--no-series) prep_args+=("$1"); shift ;;
 	--filter_glob) [ $# -ge 2 ] || die_usage "--filter_glob needs a glob"
 		filter=$2; shift 2 ;;
 	--filter_glob=*) filter=${1#*=}; shift ;;
-	--jobs) [ $# -ge 2 ] || die_usage "--jobs needs a number"
-		jobs=$2; shift 2 ;;
-	--jobs=*) jobs=${1#*=}; shift ;;
 	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"
 		timeout=$2; shift 2 ;;
 	--timeout=*) timeout=${1#*=}; shift ;;
 	--kvm) kvm=1; shift ;;
-	--results) [ $# -ge 2 ] || die_usage "--results needs a directory"
-		results=$2; shift 2 ;;
-	--results=*) results=${1#*=}; shift ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die_usage "unknown option: $1" ;;
 	*) [ -z "$filter" ] || die_usage "only one FILTER_GLOB"

@@ -37,15 +37,13 @@ build=1
 jobs=$(nproc)
 results="$FUSEGATE_ROOT/results/check"
 while [ $# -gt 0 ]; do
+	take_build_option "$@"
+	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
 	case "$1" in
 	--series|--tree) [ $# -ge 2 ] || die_usage "$1 needs a value"
 		prep_args+=("$1" "$2"); shift 2 ;;
 	--series=*|--tree=*) prep_args+=("$1"); shift ;;
 	--no-build) build=0; shift ;;
-	--jobs) [ $# -ge 2 ] || die_usage "--jobs needs a number"; jobs=$2; shift 2 ;;
-	--jobs=*) jobs=${1#*=}; shift ;;
-	--results) [ $# -ge 2 ] || die_usage "--results needs a directory"; results=$2; shift 2 ;;
-	--results=*) results=${1#*=}; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) die_usage "unknown argument: $1" ;;
 	esac

@@ -163,6 +163,9 @@ def main():
     ap.add_argument('--json', help='write the summary here')
     ap.add_argument('--junit', help='write JUnit XML here')
     ap.add_argument('--title', default='Results')
+    ap.add_argument('--cut-short-by-crash', action='store_true',
+                    help='the run ended early; with a splat in the console that is '
+                    'a test failure, without one an infrastructure error')
     args = ap.parse_args()
 
     infra = None
@@ -191,6 +194,11 @@ def main():
             totals[k] += c[k]
         rows.append((suite, c['PASS'], c['FAIL'], c['SKIP']))
 
+    if infra and splats and args.cut_short_by_crash:
+        # the kernel died under the tests: that is the series' fault
+        infra = None
+        totals['FAIL'] += 1
+        suites.setdefault(args.suite, {})['(run cut short by a kernel crash)'] = 'FAIL'
     if infra:
         verdict = 'INFRA'
     elif totals['FAIL'] or splats:

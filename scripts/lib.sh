@@ -87,3 +87,34 @@ build_with_progress() {
 	done
 	wait "$pid"
 }
+
+# Option parsing shared by the entry points.  Each take_* function looks at
+# "$@", records what it knows in the caller's variables and sets TAKEN to
+# the number of words used (0: not one of its options).
+#
+# take_tree_option: what a runner passes on to prepare-tree.sh
+# (--series, --tree, --name, --no-series, --baseline); appends to prep_args,
+# and sets baseline=1 for --baseline.
+take_tree_option() {
+	TAKEN=0
+	case "$1" in
+	--series|--tree|--name)
+		[ $# -ge 2 ] || die_usage "$1 needs a value"
+		prep_args+=("$1" "$2"); TAKEN=2 ;;
+	--series=*|--tree=*|--name=*|--no-series) prep_args+=("$1"); TAKEN=1 ;;
+	--baseline) prep_args+=("$1"); baseline=1; TAKEN=1 ;;
+	esac
+}
+
+# take_build_option: --jobs N and --results DIR; sets jobs and results.
+take_build_option() {
+	TAKEN=0
+	case "$1" in
+	--jobs|--results)
+		[ $# -ge 2 ] || die_usage "$1 needs a value"
+		if [ "$1" = --jobs ]; then jobs=$2; else results=$2; fi
+		TAKEN=2 ;;
+	--jobs=*) jobs=${1#*=}; TAKEN=1 ;;
+	--results=*) results=${1#*=}; TAKEN=1 ;;
+	esac
+}

@@ -506,35 +506,47 @@ struct bad_variant {
 	F(one_subreply, SRV_ONE_SUBREPLY, SRV_TARGET_FIRST)		\
 	F(three_subreplies, SRV_THREE_SUBREPLIES, SRV_TARGET_FIRST)
 
+/*
+ * A fixture per in-kernel user, a variant per broken reply, the server's
+ * entry timeout chosen so that the user's compound is sent.
+ */
+#define BAD_REPLY_FIXTURE(fixture, entry)				\
+	FIXTURE(fixture) {						\
+		struct mnt m;						\
+	};								\
+	FIXTURE_VARIANT(fixture) {					\
+		struct bad_variant v;					\
+	};								\
+	FIXTURE_SETUP(fixture)						\
+	{								\
+		struct srv_config cfg =					\
+			srv_cfg(variant->v.behaviour, entry, LONG);	\
+									\
+		cfg.target = variant->v.target;				\
+		ASSERT_EQ(0, mnt_start(&self->m, cfg));			\
+	}								\
+	FIXTURE_TEARDOWN(fixture)					\
+	{								\
+		mnt_stop(&self->m);					\
+	}
+
+/* The first compound since record @from was refused: its write failed */
+#define ASSERT_COMPOUND_REJECTED(m, from) do {				\
+	const struct srv_record *_c = compound_since(m, from);		\
+									\
+	ASSERT_NE(NULL, _c);						\
+	ASSERT_TRUE(wait_replied(m, _c));				\
+	EXPECT_EQ(EINVAL, _c->write_errno);				\
+} while (0)
+
 /* open(O_APPEND): OPEN first, GETATTR last */
-FIXTURE(bad_open_reply) {
-	struct mnt m;
-};
-
-FIXTURE_VARIANT(bad_open_reply) {
-	struct bad_variant v;
-};
-
+BAD_REPLY_FIXTURE(bad_open_reply, LONG)
 #define BAD_OPEN_VARIANT(name, b, t)					\
 	FIXTURE_VARIANT_ADD(bad_open_reply, name) { .v = { b, t } };
 BAD_REPLIES(BAD_OPEN_VARIANT)
 
-FIXTURE_SETUP(bad_open_reply)
-{
-	struct srv_config cfg = srv_cfg(variant->v.behaviour, LONG, LONG);
-
-	cfg.target = variant->v.target;
-	ASSERT_EQ(0, mnt_start(&self->m, cfg));
-}
-
-FIXTURE_TEARDOWN(bad_open_reply)
-{
-	mnt_stop(&self->m);
-}
-
 TEST_F(bad_open_reply, open_fails_with_eio_and_the_mount_stays_usable)
 {
-	const struct srv_record *c;
 	struct stat st;
 	unsigned int from;
 	int ret;
@@ -544,11 +556,8 @@ TEST_F(bad_open_reply, open_fails_with_eio_and_the_mount_stays_usable)
 	ret = open_append_write(&self->m, "file");
 	SKIP_WITHOUT_COMPOUND(&self->m);
 	EXPECT_EQ(-EIO, ret);
-	c = compound_since(&self->m, from);
-	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(wait_replied(&self->m, c));
 	/* the kernel refused the reply: the server's write failed */
-	EXPECT_EQ(EINVAL, c->write_errno);
+	ASSERT_COMPOUND_REJECTED(&self->m, from);
 	/* single requests still work, and compounds are still tried */
 	EXPECT_EQ(0, stat(path(&self->m, "dir"), &st));
 	EXPECT_EQ(-EIO, open_append_write(&self->m, "file"));
@@ -556,34 +565,13 @@ TEST_F(bad_open_reply, open_fails_with_eio_and_the_mount_stays_usable)
 }
 
 /* revalidation: LOOKUP first, GETATTR last */
-FIXTURE(bad_revalidate_reply) {
-	struct mnt m;
-};
-
-FIXTURE_VARIANT(bad_revalidate_reply) {
-	struct bad_variant v;
-};
-
+BAD_REPLY_FIXTURE(bad_revalidate_reply, 0)
 #define BAD_REVAL_VARIANT(name, b, t)					\
 	FIXTURE_VARIANT_ADD(bad_revalidate_reply, name) { .v = { b, t } };
 BAD_REPLIES(BAD_REVAL_VARIANT)
 
-FIXTURE_SETUP(bad_revalidate_reply)
-{
-	struct srv_config cfg = srv_cfg(variant->v.behaviour, 0, LONG);
-
-	cfg.target = variant->v.target;
-	ASSERT_EQ(0, mnt_start(&self->m, cfg));
-}
-
-FIXTURE_TEARDOWN(bad_revalidate_reply)
-{
-	mnt_stop(&self->m);
-}
-
 TEST_F(bad_revalidate_reply, rejected_revalidation_falls_back_to_lookup)
 {
-	const struct srv_record *c;
 	struct stat st;
 	unsigned int from;
 
@@ -593,10 +581,7 @@ TEST_F(bad_revalidate_reply, rejected_revalidation_falls_back_to_lookup)
 	EXPECT_EQ(0, stat(path(&self->m, "file"), &st));
 	EXPECT_EQ(6, st.st_size);
 	SKIP_WITHOUT_COMPOUND(&self->m);
-	c = compound_since(&self->m, from);
-	ASSERT_NE(NULL, c);
-	ASSERT_TRUE(wait_replied(&self->m, c));
-	EXPECT_EQ(EINVAL, c->write_errno);
+	ASSERT_COMPOUND_REJECTED(&self->m, from);
 	EXPECT_EQ(1, count_since(&self->m, from, FUSE_LOOKUP, false));
 }
 
