@@ -175,6 +175,7 @@ static void compound_reply_validated(struct kunit *test)
 	a1.nodeid = 2;
 	a1.out_numargs = 2;
 	a1.out_argvar = true;
+	a1.out_argvar_idx = 1;
 	a1.out_args[0].size = sizeof(fixed);
 	a1.out_args[0].value = fixed;
 	a1.out_args[1].size = sizeof(var);

@@ -38,7 +38,10 @@ MUTANTS=(
 	'r6-error-payload|6|error with payload check inverted|s/if \(!fuse_reply_error_valid\(oh.error\) \|\| payload\)/if (!fuse_reply_error_valid(oh.error) || !payload)/'
 	'r7-too-long|7|payload at least as long as the out-args accepted|s/if \(payload == expected\)\n\t\treturn 0;/if (payload >= expected)\n\t\treturn 0;/'
 	'r7-shrink|7|no limit on how far a variable arg shrinks|s/\tif \(expected - payload > var->size\)\n\t\treturn -EINVAL;\n//'
-	'r7-fixed-shrink|7|fixed out-args may shrink|s/ \|\| !args->out_argvar \|\| !args->out_numargs\)/ || !args->out_numargs)/'
+	'r7-fixed-shrink|7|fixed out-args may shrink|s/ \|\| !args->out_argvar \|\|\n/ ||\n/'
+	'argvar-plain-last|-|plain reply shrinks the last out-arg, not the variable one|s/vararg = &args->out_args\[args->out_argvar_idx\];/vararg = &args->out_args[args->out_numargs - 1];/'
+	'argvar-compound-last|7|subreply shrinks the last out-arg, not the variable one|s/var = &args->out_args\[args->out_argvar_idx\];/var = &args->out_args[args->out_numargs - 1];/'
+	'argvar-return-last|-|plain request returns the size of the last out-arg|s/ret = args->out_args\[args->out_argvar_idx\].size;/ret = args->out_args[args->out_numargs - 1].size;/'
 	'discovery-enosys|-|ENOSYS does not disable compounds|s/\t\t\tfc->no_compound = 1;/\t\t\t;/'
 	'submit-count|-|count above the maximum accepted|s/if \(!count \|\| count > FUSE_COMPOUND_MAX_OPS\)/if (!count)/'
 )
