@@ -33,9 +33,10 @@ struct node {
 	uint64_t parent;
 	char name[MAX_NAME + 1];
 	uint32_t mode;
-	char *data;
+	char *data;		/* a file's contents, a symlink's target */
 	size_t size;
 	struct timespec mtime;
+	bool xattrs;		/* carries SRV_XATTR_NAME */
 };
 
 struct srv {
@@ -90,7 +91,7 @@ static uint64_t node_child(struct srv *s, uint64_t parent, const char *name)
 
 static void tree_init(struct srv *s)
 {
-	uint64_t f, d;
+	uint64_t f, d, l;
 
 	memset(s->nodes, 0, sizeof(s->nodes));
 	s->nodes[1].used = true;
@@ -103,6 +104,10 @@ static void tree_init(struct srv *s)
 	node_add(s, 1, "empty", S_IFREG | 0644);
 	/* another client appends 10 bytes each time attributes are asked */
 	node_add(s, 1, "growing", S_IFREG | 0644);
+	l = node_add(s, 1, "link", S_IFLNK | 0777);
+	s->nodes[l].data = strdup(SRV_LINK_TARGET);
+	s->nodes[l].size = strlen(SRV_LINK_TARGET);
+	s->nodes[f].xattrs = true;
 }
 
 static bool is_growing(struct srv *s, uint64_t id)
@@ -284,6 +289,99 @@ static int op_remove(struct srv *s, uint64_t dir, const char *name, bool isdir)
 	return 0;
 }
 
+static int op_symlink(struct srv *s, uint64_t dir, const char *names,
+		      size_t len, void *out, size_t *out_len)
+{
+	const char *target = names + strnlen(names, len) + 1;
+	struct node *n;
+	int err;
+
+	if (target >= names + len || !memchr(target, 0, names + len - target))
+		return -EINVAL;
+	err = op_create_node(s, dir, names, S_IFLNK | 0777, out, out_len);
+	if (err)
+		return err;
+	n = node_get(s, ((struct fuse_entry_out *)out)->nodeid);
+	n->data = strdup(target);
+	n->size = strlen(target);
+	return 0;
+}
+
+/*
+ * GETXATTR and LISTXATTR: with size 0 the caller asks how big the value
+ * is; otherwise it gets the value, or ERANGE if it does not fit.
+ */
+static int xattr_reply(const struct fuse_getxattr_in *in, const void *value,
+		       size_t len, void *out, size_t *out_len)
+{
+	if (!in->size) {
+		struct fuse_getxattr_out *o = out;
+
+		memset(o, 0, sizeof(*o));
+		o->size = len;
+		*out_len = sizeof(*o);
+		return 0;
+	}
+	if (len > in->size)
+		return -ERANGE;
+	memcpy(out, value, len);
+	*out_len = len;
+	return 0;
+}
+
+static int op_getxattr(struct node *n, const struct fuse_getxattr_in *in,
+		       size_t arglen, void *out, size_t *out_len)
+{
+	const char *name = (const char *)(in + 1);
+
+	if (arglen <= sizeof(*in))
+		return -EINVAL;
+	if (!n->xattrs || strncmp(name, SRV_XATTR_NAME, arglen - sizeof(*in)))
+		return -ENODATA;
+	return xattr_reply(in, SRV_XATTR_VALUE, strlen(SRV_XATTR_VALUE), out,
+			   out_len);
+}
+
+static int op_listxattr(struct node *n, const struct fuse_getxattr_in *in,
+			void *out, size_t *out_len)
+{
+	/* the names, each with its NUL */
+	static const char names[] = SRV_XATTR_NAME;
+
+	return xattr_reply(in, names, n->xattrs ? sizeof(names) : 0, out,
+			   out_len);
+}
+
+static void fill_sx_time(struct fuse_sx_time *t, const struct timespec *ts)
+{
+	t->tv_sec = ts->tv_sec;
+	t->tv_nsec = ts->tv_nsec;
+}
+
+static int op_statx(struct srv *s, uint64_t id, void *out, size_t *out_len)
+{
+	struct fuse_statx_out *o = out;
+	struct fuse_statx *sx = &o->stat;
+	struct node *n = &s->nodes[id];
+	const struct timespec btime = { .tv_sec = SRV_BTIME_SEC };
+
+	memset(o, 0, sizeof(*o));
+	o->attr_valid = s->cfg->attr_timeout;
+	sx->mask = STATX_BASIC_STATS | STATX_BTIME;
+	sx->blksize = 4096;
+	sx->nlink = S_ISDIR(n->mode) ? 2 : 1;
+	sx->mode = n->mode;
+	sx->ino = id;
+	sx->size = n->size;
+	sx->blocks = (n->size + 511) / 512;
+	fill_sx_time(&sx->atime, &n->mtime);
+	fill_sx_time(&sx->mtime, &n->mtime);
+	fill_sx_time(&sx->ctime, &n->mtime);
+	fill_sx_time(&sx->btime, &btime);
+	*out_len = sizeof(*o);
+	return 0;
+}
+
 /*
  * Execute one operation on @nodeid with argument @arg; write its reply
  * payload to @out.  Returns 0 or a negative errno.
@@ -401,6 +499,26 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 		*out_len = sizeof(*st);
 		return 0;
 	}
+	case FUSE_READLINK:
+		if (!S_ISLNK(n->mode))
+			return -EINVAL;
+		memcpy(out, n->data, n->size);
+		*out_len = n->size;
+		return 0;
+	case FUSE_SYMLINK:
+		return op_symlink(s, nodeid, arg, arglen, out, out_len);
+	case FUSE_GETXATTR:
+		if (!s->cfg->xattrs)
+			return -ENOSYS;
+		return op_getxattr(n, arg, arglen, out, out_len);
+	case FUSE_LISTXATTR:
+		if (!s->cfg->xattrs)
+			return -ENOSYS;
+		return op_listxattr(n, arg, out, out_len);
+	case FUSE_STATX:
+		if (!s->cfg->statx)
+			return -ENOSYS;
+		return op_statx(s, nodeid, out, out_len);
 	case FUSE_FLUSH:
 	case FUSE_RELEASE:
 	case FUSE_RELEASEDIR:
@@ -442,8 +560,12 @@ static struct srv_record *log_request(struct srv *s,
 	struct srv_log *log = s->cfg->log;
 	struct srv_record *r;
 
-	if (!log || log->n >= SRV_LOG_MAX)
+	if (!log)
 		return NULL;
+	if (log->n >= SRV_LOG_MAX) {
+		notify(s);	/* a reader waiting for a record must see it is full */
+		return NULL;
+	}
 	r = &log->rec[log->n];
 	memset(r, 0, sizeof(*r));
 	r->opcode = ih->opcode;
@@ -648,6 +770,8 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 		arg = w->offset + w->size;
 	} else if (ih->opcode == FUSE_INTERRUPT) {
 		arg = ((const struct fuse_interrupt_in *)(ih + 1))->unique;
+	} else if (ih->opcode == FUSE_GETXATTR || ih->opcode == FUSE_LISTXATTR) {
+		arg = ((const struct fuse_getxattr_in *)(ih + 1))->size;
 	}
 	rec = log_request(s, ih, false, FUSE_COMPOUND_NO_DEP, arg);
 	if (s->cfg->delay_us)
@@ -675,6 +799,19 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 			    out, &out_len);
 		reply(s, rec, ih->unique, err, out, out_len);
 	}
+}
+
+int srv_notify_inval_attr(int fd, uint64_t nodeid)
+{
+	struct {
+		struct fuse_out_header oh;
+		struct fuse_notify_inval_inode_out in;
+	} msg = {
+		.oh = { .len = sizeof(msg), .error = FUSE_NOTIFY_INVAL_INODE },
+		.in = { .ino = nodeid, .off = -1 },	/* attributes only */
+	};
+
+	return write(fd, &msg, sizeof(msg)) == sizeof(msg) ? 0 : -errno;
 }
 
 int srv_mount(const char *mountpoint)

@@ -26,6 +26,64 @@ struct fuse_compound_out { uint64_t reserved[2]; };
 struct fuse_compound_req_in { uint8_t dep_index; uint8_t reserved[3]; };
 #endif
 
+/* FUSE_STATX (protocol 7.39), for headers that predate it */
+#if FUSE_KERNEL_MINOR_VERSION < 39
+#define FUSE_STATX		52
+struct fuse_sx_time {
+	int64_t tv_sec;
+	uint32_t tv_nsec;
+	int32_t __reserved;
+};
+struct fuse_statx {
+	uint32_t mask;
+	uint32_t blksize;
+	uint64_t attributes;
+	uint32_t nlink;
+	uint32_t uid;
+	uint32_t gid;
+	uint16_t mode;
+	uint16_t __spare0[1];
+	uint64_t ino;
+	uint64_t size;
+	uint64_t blocks;
+	uint64_t attributes_mask;
+	struct fuse_sx_time atime;
+	struct fuse_sx_time btime;
+	struct fuse_sx_time ctime;
+	struct fuse_sx_time mtime;
+	uint32_t rdev_major;
+	uint32_t rdev_minor;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint64_t __spare2[14];
+};
+struct fuse_statx_in {
+	uint32_t getattr_flags;
+	uint32_t reserved;
+	uint64_t fh;
+	uint32_t sx_flags;
+	uint32_t sx_mask;
+};
+struct fuse_statx_out {
+	uint64_t attr_valid;
+	uint32_t attr_valid_nsec;
+	uint32_t flags;
+	uint64_t spare[2];
+	struct fuse_statx stat;
+};
+#endif
+
+/*
+ * What the tree holds besides files and directories: "link" is a symlink
+ * to "file", and "file" carries one extended attribute.  A server with
+ * statx support reports SRV_BTIME_SEC as every node's birth time, which
+ * no GETATTR can carry.
+ */
+#define SRV_LINK_TARGET		"file"
+#define SRV_XATTR_NAME		"user.fusegate"
+#define SRV_XATTR_VALUE		"compound"
+#define SRV_BTIME_SEC		1234567890
+
 enum srv_behaviour {
 	SRV_COMPLIANT,
 	/* the outer answer to FUSE_COMPOUND */
@@ -59,14 +117,15 @@ enum srv_behaviour {
 /* Which subreply a per-subreply misbehaviour breaks */
 enum srv_target { SRV_TARGET_FIRST, SRV_TARGET_LAST };
 
-#define SRV_LOG_MAX 4096
+#define SRV_LOG_MAX 32768
 
 struct srv_record {
 	uint32_t opcode;
 	uint32_t len;
 	uint64_t unique;
 	uint64_t nodeid;
-	uint64_t arg;		/* WRITE: where it ends; INTERRUPT: unique it names */
+	uint64_t arg;		/* WRITE: where it ends; INTERRUPT: unique it
+				 * names; [LIST|GET]XATTR: buffer size asked */
 	uint8_t sub;		/* a subrequest of the compound before it */
 	uint8_t dep_index;
 	int32_t write_errno;	/* of the reply to this request: 0 = accepted */
@@ -87,6 +146,8 @@ struct srv_config {
 	uint64_t attr_timeout;
 	bool writeback_cache;
 	unsigned int delay_us;		/* per-request service delay */
+	bool statx;			/* answer FUSE_STATX; else ENOSYS */
+	bool xattrs;			/* answer [LIST|GET]XATTR; else ENOSYS */
 	struct srv_log *log;		/* shared with the test, may be NULL */
 	int notify_fd;			/* a byte per logged request, or -1 */
 	int control_fd;			/* a byte from the test: answer the
@@ -100,6 +161,13 @@ int srv_behaviour_from_name(const char *name);
 int srv_mount(const char *mountpoint);
 /* Serve the mounted @fd until unmounted or aborted; returns an exit status */
 int srv_run_fd(const struct srv_config *cfg, int fd);
+
+/*
+ * Invalidate the cached attributes of @nodeid, as a server does when the
+ * file changed behind the kernel's back (FUSE_NOTIFY_INVAL_INODE).  @fd is
+ * the mount's /dev/fuse; the kernel has acted on it when this returns.
+ */
+int srv_notify_inval_attr(int fd, uint64_t nodeid);
 
 /* A shared log for a server running in a child process */
 struct srv_log *srv_log_create(void);

@@ -4,7 +4,8 @@
  *
  *   fusegate-server [--behaviour NAME] [--target first|last]
  *                   [--entry-timeout S] [--attr-timeout S]
- *                   [--writeback-cache] [--delay-us N] MOUNTPOINT
+ *                   [--writeback-cache] [--delay-us N] [--statx] [--xattrs]
+ *                   MOUNTPOINT
  *
  * Serves in the foreground until the mount goes away; then prints one line
  * per request it read ("opcode unique nodeid [sub dep]") on stdout.
@@ -21,7 +22,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: fusegate-server [--behaviour NAME] [--target first|last]\n"
 		   "       [--entry-timeout S] [--attr-timeout S] [--writeback-cache]\n"
-		   "       [--delay-us N] MOUNTPOINT\n");
+		   "       [--delay-us N] [--statx] [--xattrs] MOUNTPOINT\n");
 }
 
 int main(int argc, char **argv)
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
 		{ "attr-timeout", required_argument, NULL, 'a' },
 		{ "writeback-cache", no_argument, NULL, 'w' },
 		{ "delay-us", required_argument, NULL, 'd' },
+		{ "statx", no_argument, NULL, 'x' },
+		{ "xattrs", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
 		case 'a': cfg.attr_timeout = strtoull(optarg, NULL, 0); break;
 		case 'w': cfg.writeback_cache = true; break;
 		case 'd': cfg.delay_us = strtoul(optarg, NULL, 0); break;
+		case 'x': cfg.statx = true; break;
+		case 'X': cfg.xattrs = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
