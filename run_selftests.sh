@@ -3,6 +3,8 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/scripts/lib.sh"
+# shellcheck source=scripts/guest.sh
+source "$(dirname "$0")/scripts/guest.sh"
 
 usage() {
 	cat <<EOF
@@ -76,23 +78,6 @@ done
 GUEST_BUILD_DIR=build-guest
 SELFTEST_DIR=tools/testing/selftests/filesystems/fuse_compound
 
-build_kernel() {
-	local common=(--arch=x86_64 --build_dir="$GUEST_BUILD_DIR"
-		      --kunitconfig="$FUSEGATE_ROOT/selftests/guest/guest.config"
-		      --make_options "CC=ccache gcc")
-	log "configuring the guest kernel"
-	if ! python3 tools/testing/kunit/kunit.py config "${common[@]}" >> "$results/build.log" 2>&1; then
-		tail -30 "$results/build.log" >&2
-		die_infra "guest kernel config failed (see $results/build.log)"
-	fi
-	log "building the guest kernel with $jobs job(s), through ccache"
-	if ! build_with_progress "$results/build.log" "$GUEST_BUILD_DIR" \
-		python3 tools/testing/kunit/kunit.py build "${common[@]}" --jobs="$jobs"; then
-		grep -E 'error|Error' "$results/build.log" | head -30 >&2 || true
-		die_infra "the guest kernel did not build (see $results/build.log)"
-	fi
-}
-
 # The tests, laid out as a kselftest target in the tree, built static
 build_tests() {
 	local out=$1
@@ -114,54 +99,14 @@ build_tests() {
 		die_infra "passthrough_ll did not build (see $results/build.log)"
 }
 
-make_initramfs() {
-	local root=$1 cpio=$2 expect=$3
-	mkdir -p "$root"/{bin,dev,proc,sys,tmp,etc,tests}
-	cp /bin/busybox "$root/bin/busybox"
-	cp "$FUSEGATE_ROOT/selftests/guest/init" "$root/init"
-	chmod +x "$root/init"
+write_guest_env() {
+	local root=$1 expect=$2
+	mkdir -p "$root/etc"
 	{
 		echo "export FUSEGATE_EXPECT_COMPOUND=$expect"
 		echo "export FUSEGATE_PASSTHROUGH_LL=/tests/passthrough_ll"
-		printf 'FUSEGATE_TEST_ARGS="%s"\n' "${test_args[*]:-}"
+		printf 'FUSEGATE_GUEST_CMD="/tests/fuse_compound_test %s"\n' "${test_args[*]:-}"
 	} > "$root/etc/fusegate.env"
-	(cd "$root" && find . | cpio -o -H newc --quiet) > "$cpio" ||
-		die_infra "could not pack the initramfs"
-}
-
-boot_guest() {
-	local kernel=$1 cpio=$2 accel=(-accel tcg)
-	if [ "$kvm" -eq 1 ]; then
-		if [ -w /dev/kvm ]; then
-			accel=(-accel kvm -cpu max)
-			log "using KVM (falls back to TCG if the guest does not boot)"
-		else
-			log "WARNING: /dev/kvm is not usable: TCG"
-		fi
-	fi
-	: > "$results/console.log"
-	: > "$results/selftests.ktap"
-	log "booting the guest (limit ${timeout}s)"
-	set +e
-	timeout --kill-after=10 "$timeout" qemu-system-x86_64 -nodefaults -nographic \
-		-no-reboot -m 2048 -smp 2 "${accel[@]}" -bios /usr/share/qemu/qboot.rom \
-		-kernel "$kernel" -initrd "$cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=0 rdinit=/init" \
-		-chardev "file,id=con,path=$results/console.log" -serial chardev:con \
-		-chardev "file,id=tap,path=$results/selftests.ktap" -serial chardev:tap \
-		-monitor none < /dev/null > "$results/qemu.log" 2>&1
-	local rc=$?
-	set -e
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		if [ "${accel[1]}" = kvm ] && ! grep -q FUSEGATE-BOOT-OK "$results/console.log"; then
-			log "WARNING: the guest did not boot under KVM: TCG"
-			kvm=0
-			boot_guest "$kernel" "$cpio"
-			return
-		fi
-		return 124
-	fi
-	return 0
 }
 
 main() {
@@ -185,13 +130,17 @@ main() {
 	stage="$GUEST_BUILD_DIR/fusegate"
 	rm -rf "$stage"
 	mkdir -p "$stage/root/tests"
-	build_kernel
+	guest_build_kernel "$GUEST_BUILD_DIR" "$FUSEGATE_ROOT/selftests/guest/guest.config" \
+		"$results/build.log" "$jobs"
 	build_tests "$stage/root/tests"
-	make_initramfs "$stage/root" "$stage/initramfs.cpio" "$expect"
+	write_guest_env "$stage/root" "$expect"
+	guest_initramfs "$stage/root" "$stage/initramfs.cpio"
 	t_build=$(( $(now) - t0 ))
 
 	t0=$(now)
-	boot_guest "$GUEST_BUILD_DIR/arch/x86/boot/bzImage" "$stage/initramfs.cpio" || rc=$?
+	GUEST_KVM=$kvm
+	guest_boot "$GUEST_BUILD_DIR/arch/x86/boot/bzImage" "$stage/initramfs.cpio" \
+		"$results/console.log" "$results/selftests.ktap" "$timeout" || rc=$?
 	t_run=$(( $(now) - t0 ))
 	log "times: prepare ${t_prep}s, build ${t_build}s, guest ${t_run}s; results in $results"
 

@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# The QEMU guest shared by run_selftests.sh and bench/run_bench.sh: build a
+# kernel from a config fragment with kunit.py, pack a busybox initramfs, boot
+# it under a hard time limit with the console and a second serial port
+# (the guest's results) written to files.  Source after scripts/lib.sh, from
+# inside the kernel tree.
+
+# guest_build_kernel BUILD_DIR CONFIG LOG JOBS
+# Configure and build with kunit.py's x86_64 QEMU base config plus CONFIG.
+guest_build_kernel() {
+	local dir=$1 config=$2 build_log=$3 jobs=$4
+	local common=(--arch=x86_64 --build_dir="$dir" --kunitconfig="$config"
+		      --make_options "CC=ccache gcc")
+	log "configuring the guest kernel ($(basename "$config"))"
+	if ! python3 tools/testing/kunit/kunit.py config "${common[@]}" >> "$build_log" 2>&1; then
+		tail -30 "$build_log" >&2
+		die_infra "guest kernel config failed (see $build_log)"
+	fi
+	log "building the guest kernel with $jobs job(s), through ccache"
+	if ! build_with_progress "$build_log" "$dir" \
+		python3 tools/testing/kunit/kunit.py build "${common[@]}" --jobs="$jobs"; then
+		grep -E 'error|Error' "$build_log" | head -30 >&2 || true
+		die_infra "the guest kernel did not build (see $build_log)"
+	fi
+}
+
+# guest_initramfs ROOT CPIO
+# Add busybox and /init (selftests/guest/init) to ROOT, which the caller has
+# filled (tests/, etc/fusegate.env), and pack it into CPIO.
+guest_initramfs() {
+	local root=$1 cpio=$2
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,etc,tests}
+	cp /bin/busybox "$root/bin/busybox"
+	cp "$FUSEGATE_ROOT/selftests/guest/init" "$root/init"
+	chmod +x "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet) > "$cpio" ||
+		die_infra "could not pack the initramfs"
+}
+
+# guest_boot KERNEL CPIO CONSOLE OUTPUT LIMIT
+# Boot under TCG (GUEST_KVM=1: KVM if it boots, TCG otherwise).  The console
+# goes to CONSOLE, the guest's second serial port to OUTPUT.  Returns 0 when
+# QEMU ended by itself, 124 when the time limit stopped it.
+guest_boot() {
+	local kernel=$1 cpio=$2 console=$3 output=$4 limit=$5 accel=(-accel tcg)
+	if [ "${GUEST_KVM:-0}" -eq 1 ]; then
+		if [ -w /dev/kvm ]; then
+			accel=(-accel kvm -cpu max)
+			log "using KVM (falls back to TCG if the guest does not boot)"
+		else
+			log "WARNING: /dev/kvm is not usable: TCG"
+		fi
+	fi
+	: > "$console"
+	: > "$output"
+	log "booting the guest (limit ${limit}s)"
+	set +e
+	timeout --kill-after=10 "$limit" qemu-system-x86_64 -nodefaults -nographic \
+		-no-reboot -m 2048 -smp 2 "${accel[@]}" -bios /usr/share/qemu/qboot.rom \
+		-kernel "$kernel" -initrd "$cpio" \
+		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=0 rdinit=/init" \
+		-chardev "file,id=con,path=$console" -serial chardev:con \
+		-chardev "file,id=out,path=$output" -serial chardev:out \
+		-monitor none < /dev/null > "$(dirname "$console")/qemu.log" 2>&1
+	local rc=$?
+	set -e
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		if [ "${accel[1]}" = kvm ] && ! grep -q FUSEGATE-BOOT-OK "$console"; then
+			log "WARNING: the guest did not boot under KVM: TCG"
+			GUEST_KVM=0
+			guest_boot "$@"
+			return
+		fi
+		return 124
+	fi
+	return 0
+}
