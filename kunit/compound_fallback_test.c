@@ -372,12 +372,67 @@ static void discovery_compliant_server_one_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->ncompounds, 2U);
 }
 
+/*
+ * An op marked skip_on_fallback (the best-effort GETATTR of both in-kernel
+ * users) runs inside a compound, and is neither sent nor resolved when the
+ * compound falls back: the stock kernel would not have sent it either.
+ */
+struct skip_case {
+	const char *name;
+	int compound_answer;	/* 0: a compliant server */
+};
+
+static const struct skip_case skip_cases[] = {
+	{ "compliant server: sent in the compound", 0 },
+	{ "unknown opcode: not sent", FK_UNKNOWN_OPCODE },
+	{ "EOPNOTSUPP: not sent", -EOPNOTSUPP },
+};
+
+static void skip_case_desc(const struct skip_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(skip_case, skip_cases, skip_case_desc);
+
+static void discovery_skip_on_fallback_op_only_in_compound(struct kunit *test)
+{
+	const struct skip_case *c = test->param_value;
+	struct fk_ctx *ctx = c->compound_answer ?
+		fb_ctx(test, c->compound_answer) :
+		fk_ctx_create(test, fk_serve_compliant);
+	struct fb_batch *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	fb_build(b, lookup_getattr, ARRAY_SIZE(lookup_getattr));
+	b->ops[1].skip_on_fallback = true;
+	KUNIT_EXPECT_EQ(test, fuse_compound_send(ctx->fm, b->ops, b->n), 0);
+	KUNIT_EXPECT_EQ(test, b->errors[0], 0);
+	KUNIT_EXPECT_EQ(test, b->out[0].entry.nodeid, (u64)FK_CHILD_NODEID);
+	KUNIT_EXPECT_EQ(test, ctx->ncompounds, 1U);
+	if (!c->compound_answer) {
+		KUNIT_EXPECT_EQ(test, b->errors[1], 0);
+		KUNIT_EXPECT_EQ(test, b->out[1].attr.attr.ino,
+				(u64)FK_CHILD_NODEID);
+		KUNIT_EXPECT_EQ(test, ctx->nrequests, 1U);
+		KUNIT_EXPECT_EQ(test, fk_count(ctx, FUSE_GETATTR, true), 1U);
+		return;
+	}
+	/* the refused compound and the LOOKUP; no GETATTR */
+	KUNIT_EXPECT_EQ(test, b->errors[1], -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ctx->nrequests, 2U);
+	KUNIT_EXPECT_EQ(test, fk_count(ctx, FUSE_LOOKUP, false), 1U);
+	KUNIT_EXPECT_EQ(test, fk_count(ctx, FUSE_GETATTR, false), 0U);
+}
+
 static struct kunit_case compound_discovery_cases[] = {
 	KUNIT_CASE(discovery_enosys_disables_compounds),
 	KUNIT_CASE(discovery_eopnotsupp_falls_back_once),
 	KUNIT_CASE_PARAM(discovery_other_error_reaches_caller,
 			 discovery_error_gen_params),
 	KUNIT_CASE(discovery_compliant_server_one_round_trip),
+	KUNIT_CASE_PARAM(discovery_skip_on_fallback_op_only_in_compound,
+			 skip_case_gen_params),
 	{}
 };
 

@@ -42,6 +42,7 @@ MUTANTS=(
 	'argvar-plain-last|-|plain reply shrinks the last out-arg, not the variable one|s/vararg = &args->out_args\[args->out_argvar_idx\];/vararg = &args->out_args[args->out_numargs - 1];/'
 	'argvar-compound-last|7|subreply shrinks the last out-arg, not the variable one|s/var = &args->out_args\[args->out_argvar_idx\];/var = &args->out_args[args->out_numargs - 1];/'
 	'argvar-return-last|-|plain request returns the size of the last out-arg|s/ret = args->out_args\[args->out_argvar_idx\].size;/ret = args->out_args[args->out_numargs - 1].size;/'
+	'fallback-skip|-|the fallback sends ops marked skip_on_fallback|s/\t\tif \(ops\[i\].skip_on_fallback\) \{\n\t\t\t\*ops\[i\].error = -EOPNOTSUPP;\n\t\t\tcontinue;\n\t\t\}\n//'
 	'discovery-enosys|-|ENOSYS does not disable compounds|s/\t\t\tfc->no_compound = 1;/\t\t\t;/'
 	'submit-count|-|count above the maximum accepted|s/if \(!count \|\| count > FUSE_COMPOUND_MAX_OPS\)/if (!count)/'
 )

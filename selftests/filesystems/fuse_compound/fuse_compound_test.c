@@ -350,6 +350,44 @@ TEST_F(attr_expired, open_after_attr_timeout_is_one_compound)
 	EXPECT_EQ(0, count_since(&self->m, from, FUSE_OPEN, false));
 }
 
+/*
+ * Opens whose attributes nothing would use before they are fetched again
+ * send no compound: a directory, a write-only open without writeback
+ * caching (writes then take no attributes), a truncating open (it
+ * invalidates them itself).
+ */
+TEST_F(attr_expired, opens_that_cannot_use_the_attributes_send_no_compound)
+{
+	struct stat st;
+	unsigned int from;
+	DIR *d;
+	int fd;
+
+	ASSERT_EQ(0, stat(path(&self->m, "empty"), &st));
+	ASSERT_EQ(0, stat(path(&self->m, "dir"), &st));
+	from = nreq(&self->m);
+	d = opendir(path(&self->m, "dir"));
+	ASSERT_NE(NULL, d);
+	closedir(d);
+	fd = open(path(&self->m, "empty"), O_WRONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "x", 1));
+	close(fd);
+	fd = open(path(&self->m, "empty"), O_RDWR | O_TRUNC);
+	ASSERT_LE(0, fd);
+	close(fd);
+	EXPECT_EQ(1, count_since(&self->m, from, FUSE_OPENDIR, false));
+	EXPECT_EQ(2, count_since(&self->m, from, FUSE_OPEN, false));
+	EXPECT_EQ(0, count_since(&self->m, from, FUSE_COMPOUND, false));
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	/* while a reader still gets its attributes with the open */
+	from = nreq(&self->m);
+	fd = open(path(&self->m, "empty"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	close(fd);
+	EXPECT_EQ(1, count_since(&self->m, from, FUSE_COMPOUND, false));
+}
+
 /* --- entries that expire at once: revalidation --- */
 
 SERVER_FIXTURE(entry_expired, SRV_COMPLIANT, 0, LONG)
@@ -473,6 +511,29 @@ TEST_F(refusing, revalidation_works_and_compounds_are_learned)
 	} else {
 		EXPECT_EQ(3, self->m.log->compounds);
 	}
+}
+
+/*
+ * The GETATTR of both users is best effort: when the compound is refused
+ * and its ops are sent one by one, it is left out, as the stock kernel
+ * never sends it there (write-through O_APPEND writes and revalidations
+ * take the attributes they have).
+ */
+TEST_F(refusing, fallback_sends_no_getattr_the_stock_kernel_would_not)
+{
+	struct stat st;
+	unsigned int i, from;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	from = nreq(&self->m);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(-variant->open_errno,
+			  open_append_write(&self->m, "file"));
+		EXPECT_EQ(0, stat(path(&self->m, "file"), &st));
+	}
+	SKIP_WITHOUT_COMPOUND(&self->m);
+	EXPECT_LE(1, self->m.log->compounds);
+	EXPECT_EQ(0, count_since(&self->m, from, FUSE_GETATTR, false));
 }
 
 /* --- servers that send a broken compound reply --- */
