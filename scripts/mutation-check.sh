@@ -10,7 +10,7 @@ usage() {
 Usage: $(basename "$0") [OPTIONS] [MUTANT...]
 
 For each mutant (default: all), apply one source change to fs/fuse/dev.c
-of a tree prepared with our series (named 'mutant' in the cache), run a
+(or the file the mutant names) of a tree prepared with our series (named 'mutant' in the cache), run a
 suite, and report whether it caught the change.  A mutant is caught when
 the runner exits 1 (test failure or kernel splat).  The tree is restored
 after each mutant.  The table goes to results/mutants-RUNNER.txt.
@@ -26,7 +26,7 @@ Exit status: 0 every mutant caught, 1 a mutant survived, 2 usage error,
 EOF
 }
 
-# id | spec rule | what is changed | perl substitution on fs/fuse/dev.c
+# id | spec rule | what is changed | perl substitution [| file, default fs/fuse/dev.c]
 MUTANTS=(
 	'r1-compound-out|1|no check that compound_out fits|s/\tif \(left < sizeof\(cout\)\)\n\t\treturn -EINVAL;\n//'
 	'r1-sub-header|1|no check that a subreply header fits|s/\t\tif \(left < sizeof\(oh\)\)\n\t\t\treturn -EINVAL;\n//'
@@ -43,6 +43,7 @@ MUTANTS=(
 	'argvar-compound-last|7|subreply shrinks the last out-arg, not the variable one|s/var = &args->out_args\[args->out_argvar_idx\];/var = &args->out_args[args->out_numargs - 1];/'
 	'argvar-return-last|-|plain request returns the size of the last out-arg|s/ret = args->out_args\[args->out_argvar_idx\].size;/ret = args->out_args[args->out_numargs - 1].size;/'
 	'fallback-skip|-|the fallback sends ops marked skip_on_fallback|s/\t\tif \(ops\[i\].skip_on_fallback\) \{\n\t\t\t\*ops\[i\].error = -EOPNOTSUPP;\n\t\t\tcontinue;\n\t\t\}\n//'
+	'export-time-unchecked|-|fuse_lookup_name() writes the time through a NULL pointer|s/\tif \(time\)\n\t\t\*time = /\t*time = /|fs/fuse/dir.c'
 	'discovery-enosys|-|ENOSYS does not disable compounds|s/\t\t\tfc->no_compound = 1;/\t\t\t;/'
 	'submit-count|-|count above the maximum accepted|s/if \(!count \|\| count > FUSE_COMPOUND_MAX_OPS\)/if (!count)/'
 )
@@ -79,14 +80,15 @@ main() {
 	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" --name mutant) || exit $?
 	printf '%-20s %-5s %-50s %s\n' mutant rule change result > "$table"
 	for m in "${MUTANTS[@]}"; do
-		IFS='|' read -r id rule what subst <<< "$m"
+		IFS='|' read -r id rule what subst file <<< "$m"
+		file=${file:-fs/fuse/dev.c}
 		if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$id"; then
 			continue
 		fi
-		git -C "$tree" checkout -q -f HEAD -- fs/fuse/dev.c
-		perl -0pi -e "$subst" "$tree/fs/fuse/dev.c"
-		if git -C "$tree" diff --quiet -- fs/fuse/dev.c; then
-			die_infra "mutant $id: the substitution changed nothing (dev.c moved on?)"
+		git -C "$tree" checkout -q -f HEAD -- fs/fuse
+		perl -0pi -e "$subst" "$tree/$file"
+		if git -C "$tree" diff --quiet -- "$file"; then
+			die_infra "mutant $id: the substitution changed nothing ($file moved on?)"
 		fi
 		log "mutant $id ($what)"
 		set +e
@@ -103,7 +105,7 @@ main() {
 		printf '%-20s %-5s %-50s %s\n' "$id" "$rule" "$what" "$result" | tee -a "$table"
 		grep -E '^  FAILED|KERNEL SPLAT' "$FUSEGATE_ROOT/results/mutant-$runner-$id.log" | head -4 || true
 	done
-	git -C "$tree" checkout -q -f HEAD -- fs/fuse/dev.c
+	git -C "$tree" checkout -q -f HEAD -- fs/fuse
 	exit "$survived"
 }
 

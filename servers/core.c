@@ -136,7 +136,7 @@ static size_t entry_out(struct srv *s, uint64_t id, void *out)
 
 	memset(e, 0, sizeof(*e));
 	e->nodeid = id;
-	e->generation = 1;
+	e->generation = id == 1 ? 0 : 1;	/* the root's must be 0 */
 	e->entry_valid = s->cfg->entry_timeout;
 	e->attr_valid = s->cfg->attr_timeout;
 	fill_attr(s, id, &e->attr);
@@ -401,7 +401,13 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 
 		if (!arglen || ((const char *)arg)[arglen - 1])
 			return -EINVAL;
-		id = node_child(s, nodeid, arg);
+		/* "." and "..": sent only with FUSE_EXPORT_SUPPORT */
+		if (!strcmp(arg, "."))
+			id = nodeid;
+		else if (!strcmp(arg, ".."))
+			id = nodeid == 1 ? 1 : n->parent;
+		else
+			id = node_child(s, nodeid, arg);
 		if (!id)
 			return -ENOENT;
 		*out_len = entry_out(s, id, out);
@@ -735,6 +741,8 @@ static int do_init(struct srv *s, const struct fuse_in_header *ih)
 	out.flags = FUSE_ASYNC_READ | FUSE_BIG_WRITES | FUSE_ATOMIC_O_TRUNC;
 	if (s->cfg->writeback_cache)
 		out.flags |= FUSE_WRITEBACK_CACHE;
+	if (s->cfg->export_support)
+		out.flags |= FUSE_EXPORT_SUPPORT;
 	out.max_background = 16;
 	out.congestion_threshold = 12;
 	out.max_write = MAX_WRITE;

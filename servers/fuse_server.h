@@ -148,6 +148,7 @@ struct srv_config {
 	unsigned int delay_us;		/* per-request service delay */
 	bool statx;			/* answer FUSE_STATX; else ENOSYS */
 	bool xattrs;			/* answer [LIST|GET]XATTR; else ENOSYS */
+	bool export_support;		/* FUSE_EXPORT_SUPPORT: "." and ".." */
 	struct srv_log *log;		/* shared with the test, may be NULL */
 	int notify_fd;			/* a byte per logged request, or -1 */
 	int control_fd;			/* a byte from the test: answer the

@@ -796,8 +796,7 @@ TEST_F(stalled, signal_sends_interrupt_naming_the_outer_unique)
  * result; STATX goes through the split fuse_do_statx().  These tests hold
  * with and without compounds.  The export path of fuse_lookup_name()
  * (fuse_get_dentry(), fuse_get_parent()) needs FUSE_EXPORT_SUPPORT and
- * open_by_handle_at() on an evicted inode; our servers do not offer export
- * support, so it is not reached here.
+ * open_by_handle_at() on an evicted inode: the fixture export_support below.
  */
 
 static struct srv_config srv_cfg_xattrs(bool statx)
@@ -978,6 +977,96 @@ TEST_F(statx, directories_keep_their_type_and_link_count)
 	EXPECT_EQ(2, stx.stx_nlink);
 	EXPECT_EQ(variant->server_statx ? STATX_BTIME : 0,
 		  stx.stx_mask & STATX_BTIME);
+}
+
+/*
+ * The export path of fuse_lookup_name(): a file handle opened after its
+ * inode was evicted is looked up as "." in its own nodeid, and a directory
+ * is reconnected to its parent with a lookup of "..".
+ */
+FIXTURE(export_support) {
+	struct mnt m;
+};
+
+FIXTURE_SETUP(export_support)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	cfg.export_support = true;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(export_support)
+{
+	mnt_stop(&self->m);
+}
+
+/* Evict every unused dentry and inode; true when the kernel did */
+static bool drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, "2", 1) == 1;
+	close(fd);
+	return ok;
+}
+
+static unsigned int lookups_in(struct mnt *m, unsigned int from, uint64_t nodeid)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < nreq(m); i++)
+		if (m->log->rec[i].opcode == FUSE_LOOKUP &&
+		    m->log->rec[i].nodeid == nodeid)
+			n++;
+	return n;
+}
+
+TEST_F(export_support, handles_open_after_eviction)
+{
+	char buf[64];
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[MAX_HANDLE_SZ];
+	} file_h, dir_h;
+	struct stat file_st, dir_st;
+	unsigned int from;
+	int mount_id, mfd, fd;
+	ssize_t n;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &file_st));
+	ASSERT_EQ(0, stat(path(&self->m, "dir"), &dir_st));
+	file_h.fh.handle_bytes = MAX_HANDLE_SZ;
+	dir_h.fh.handle_bytes = MAX_HANDLE_SZ;
+	ASSERT_EQ(0, name_to_handle_at(AT_FDCWD, path(&self->m, "file"),
+				       &file_h.fh, &mount_id, 0));
+	ASSERT_EQ(0, name_to_handle_at(AT_FDCWD, path(&self->m, "dir"),
+				       &dir_h.fh, &mount_id, 0));
+	mfd = open(self->m.dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, mfd);
+
+	/* the file: LOOKUP "." in its own nodeid, then it reads as before */
+	ASSERT_TRUE(drop_caches());
+	from = nreq(&self->m);
+	fd = open_by_handle_at(mfd, &file_h.fh, O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	ASSERT_EQ(6, n);
+	EXPECT_EQ(0, memcmp(buf, "hello\n", 6));
+	EXPECT_EQ(1, lookups_in(&self->m, from, file_st.st_ino));
+
+	/* the directory: "." in its nodeid, then ".." to reconnect it */
+	ASSERT_TRUE(drop_caches());
+	from = nreq(&self->m);
+	fd = open_by_handle_at(mfd, &dir_h.fh, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	close(fd);
+	EXPECT_EQ(2, lookups_in(&self->m, from, dir_st.st_ino));
+	close(mfd);
 }
 
 /* --- the real-world peer: libfuse 3.14's passthrough_ll --- */
