@@ -175,6 +175,16 @@ static const struct srv_record *compound_since(struct mnt *m, unsigned int from)
 	return NULL;
 }
 
+/* open(@name, @flags) and close it; 0 or -errno */
+static int open_close(struct mnt *m, const char *name, int flags)
+{
+	int fd = open(path(m, name), flags);
+
+	if (fd < 0)
+		return -errno;
+	return close(fd) ? -errno : 0;
+}
+
 static int open_append_write(struct mnt *m, const char *name)
 {
 	int fd = open(path(m, name), O_WRONLY | O_APPEND);
@@ -289,13 +299,10 @@ TEST_F(compliant, open_with_fresh_attributes_is_a_plain_open)
 {
 	struct stat st;
 	unsigned int from;
-	int fd;
 
 	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
 	from = nreq(&self->m);
-	fd = open(path(&self->m, "file"), O_RDONLY);
-	ASSERT_LE(0, fd);
-	close(fd);
+	ASSERT_EQ(0, open_close(&self->m, "file", O_RDONLY));
 	EXPECT_EQ(0, count_since(&self->m, from, FUSE_COMPOUND, false));
 	EXPECT_EQ(1, count_since(&self->m, from, FUSE_OPEN, false));
 	EXPECT_EQ(0, count_since(&self->m, from, FUSE_GETATTR, false));
@@ -337,13 +344,10 @@ TEST_F(attr_expired, open_after_attr_timeout_is_one_compound)
 {
 	struct stat st;
 	unsigned int from;
-	int fd;
 
 	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
 	from = nreq(&self->m);
-	fd = open(path(&self->m, "file"), O_RDONLY);
-	ASSERT_LE(0, fd);
-	close(fd);
+	ASSERT_EQ(0, open_close(&self->m, "file", O_RDONLY));
 	SKIP_WITHOUT_COMPOUND(&self->m);
 	EXPECT_EQ(1, count_since(&self->m, from, FUSE_COMPOUND, false));
 	EXPECT_EQ(0, count_since(&self->m, from, FUSE_GETATTR, false));
@@ -373,18 +377,14 @@ TEST_F(attr_expired, opens_that_cannot_use_the_attributes_send_no_compound)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, write(fd, "x", 1));
 	close(fd);
-	fd = open(path(&self->m, "empty"), O_RDWR | O_TRUNC);
-	ASSERT_LE(0, fd);
-	close(fd);
+	ASSERT_EQ(0, open_close(&self->m, "empty", O_RDWR | O_TRUNC));
 	EXPECT_EQ(1, count_since(&self->m, from, FUSE_OPENDIR, false));
 	EXPECT_EQ(2, count_since(&self->m, from, FUSE_OPEN, false));
 	EXPECT_EQ(0, count_since(&self->m, from, FUSE_COMPOUND, false));
 	SKIP_WITHOUT_COMPOUND(&self->m);
 	/* while a reader still gets its attributes with the open */
 	from = nreq(&self->m);
-	fd = open(path(&self->m, "empty"), O_RDONLY);
-	ASSERT_LE(0, fd);
-	close(fd);
+	ASSERT_EQ(0, open_close(&self->m, "empty", O_RDONLY));
 	EXPECT_EQ(1, count_since(&self->m, from, FUSE_COMPOUND, false));
 }
 
