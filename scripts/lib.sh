@@ -26,8 +26,14 @@ die_usage() {
 	exit "$EXIT_USAGE"
 }
 
+# An infrastructure error: said on stderr and, for a runner that has set
+# INFRA_SUMMARY (its summary.json), written there, so that whoever reads
+# the results finds the reason without reading the output.
 die_infra() {
 	printf 'INFRA ERROR: %s\n' "$*" >&2
+	if [ -n "${INFRA_SUMMARY:-}" ]; then
+		python3 "$FUSEGATE_ROOT/scripts/results.py" infra "$INFRA_SUMMARY" "$*" || true
+	fi
 	exit "$EXIT_INFRA"
 }
 
@@ -88,22 +94,94 @@ build_with_progress() {
 	wait "$pid"
 }
 
+# Any command that fails where the script did not expect it is an
+# infrastructure error that names itself, never a bare exit 1.  Call once,
+# after 'set -Eeuo pipefail'.
+on_unexpected_error() {
+	local rc=$1 line=$2 cmd=$3 where
+	trap - ERR
+	# exit 3 comes from below (a subshell, series.py, ...) that said why
+	[ "$rc" -ne "$EXIT_INFRA" ] || exit "$EXIT_INFRA"
+	where=${FUNCNAME[*]:1}
+	die_infra "$(basename "$0"): line $line${where:+ (in ${where// / < })}: '$cmd' failed (exit $rc)"
+}
+trap_unexpected_errors() {
+	trap 'on_unexpected_error $? $LINENO "$BASH_COMMAND"' ERR
+}
+
+# Locks.  A prepared tree belongs to one run at a time: whoever builds or
+# tests in it holds its lock from preparation to the last result, so two
+# runs on one cache never see each other's series.  flock(2) locks go with
+# the process: they end when it ends, however it ends.  A child of the
+# holder (a runner started by the gate) finds the path in
+# FUSEGATE_LOCKS_HELD and does not lock again.
+#
+#   lock_path FILE LABEL   lock FILE (created if needed), waiting and
+#                          saying so if another run holds it
+lock_path() {
+	local file=$1 label=$2 fd start holder
+	case " ${FUSEGATE_LOCKS_HELD:-} " in
+	*" $file "*) return 0 ;;
+	esac
+	mkdir -p "$(dirname "$file")" || die_infra "cannot create $(dirname "$file")"
+	exec {fd}>>"$file" || die_infra "cannot open the lock $file"
+	if ! flock -n "$fd"; then
+		holder=$(cat "$file.holder" 2>/dev/null || echo "another run")
+		log "$label is in use by $holder: waiting for it"
+		start=$(now)
+		flock "$fd" || die_infra "could not lock $file"
+		log "$label is ours after waiting $(( $(now) - start ))s"
+	fi
+	printf 'pid %s (%s) since %s\n' "$$" "$(basename "$0")" "$(date '+%F %T')" \
+		> "$file.holder" 2>/dev/null || true
+	export FUSEGATE_LOCKS_HELD="${FUSEGATE_LOCKS_HELD:-} $file"
+}
+
+# lock_tree NAME: the lock of the prepared tree NAME of the cache
+tree_lock_file() { printf '%s/trees/%s.lock\n' "$FUSEGATE_CACHE" "$1"; }
+lock_tree() { lock_path "$(tree_lock_file "$1")" "tree '$1'"; }
+
 # Option parsing shared by the entry points.  Each take_* function looks at
 # "$@", records what it knows in the caller's variables and sets TAKEN to
 # the number of words used (0: not one of its options).
 #
-# take_tree_option: what a runner passes on to prepare-tree.sh
-# (--series, --tree, --name, --no-series, --baseline); appends to prep_args,
-# and sets baseline=1 for --baseline.
+# take_tree_option: what a runner passes on to prepare-tree.sh (--series,
+# --tree, --range, --version, --name, --no-series, --baseline) goes to
+# prep_args; tree_name gets the name of the tree they prepare, and
+# prepared the tree given with --prepared (one the caller prepared and
+# holds the lock of: nothing is prepared again).
 take_tree_option() {
 	TAKEN=0
 	case "$1" in
-	--series|--tree|--name)
+	--series|--tree|--range|--version)
 		[ $# -ge 2 ] || die_usage "$1 needs a value"
 		prep_args+=("$1" "$2"); TAKEN=2 ;;
-	--series=*|--tree=*|--name=*|--no-series) prep_args+=("$1"); TAKEN=1 ;;
-	--baseline) prep_args+=("$1"); baseline=1; TAKEN=1 ;;
+	--name)
+		[ $# -ge 2 ] || die_usage "$1 needs a value"
+		prep_args+=("$1" "$2"); tree_name=$2; TAKEN=2 ;;
+	--prepared)
+		[ $# -ge 2 ] || die_usage "$1 needs a directory"
+		prepared=$2; TAKEN=2 ;;
+	--no-series) prep_args+=("$1"); TAKEN=1 ;;
+	--baseline) prep_args+=("$1"); [ -n "${tree_name:-}" ] || tree_name=baseline; TAKEN=1 ;;
 	esac
+}
+
+# acquire_tree: set $tree to the tree a runner works in, locked for the
+# rest of the run (call it in the main shell, not in $(...): the lock goes
+# with the process).  With --prepared, that tree as it is.
+acquire_tree() {
+	if [ -n "${prepared:-}" ]; then
+		[ ${#prep_args[@]} -eq 0 ] ||
+			die_usage "--prepared takes no other tree option (${prep_args[*]})"
+		[ -d "$prepared/.git" ] && git -C "$prepared" rev-parse -q --verify \
+			refs/tags/fusegate-base >/dev/null ||
+			die_usage "--prepared $prepared is not a tree prepared by scripts/prepare-tree.sh"
+		tree=$(cd "$prepared" && pwd)
+		return 0
+	fi
+	lock_tree "${tree_name:-patched}"
+	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "${prep_args[@]}") || exit $?
 }
 
 # take_build_option: --jobs N and --results DIR; sets jobs and results.
@@ -117,4 +195,25 @@ take_build_option() {
 	--jobs=*) jobs=${1#*=}; TAKEN=1 ;;
 	--results=*) results=${1#*=}; TAKEN=1 ;;
 	esac
+}
+
+# kunit_report_skipped DIR WHY: the results of a tree without our KUnit
+# suites: each suite of kunit/ reported SKIP, in DIR (kunit.ktap,
+# summary.json, junit.xml)
+kunit_report_skipped() {
+	local dir=$1 why=$2 ktap="$1/kunit.ktap" suites i
+	mapfile -t suites < <(grep -ho '\.name = "fuse_[a-z_]*"' "$FUSEGATE_ROOT"/kunit/*.c | cut -d'"' -f2)
+	{
+		echo "KTAP version 1"
+		echo "1..${#suites[@]}"
+		for i in "${!suites[@]}"; do
+			echo "    KTAP version 1"
+			echo "    # Subtest: ${suites[$i]}"
+			echo "    1..1"
+			echo "    ok 1 (all cases) # SKIP $why"
+			echo "ok $((i + 1)) ${suites[$i]} # SKIP $why"
+		done
+	} > "$ktap"
+	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$ktap" --title KUnit \
+		--suite kunit --json "$dir/summary.json" --junit "$dir/junit.xml"
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Prepare a kernel tree for the runners: Debian's linux-source-6.12 (or a
 # tree of your own) with a patch series applied, in the cache directory.
-set -euo pipefail
+set -Eeuo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
+trap_unexpected_errors
 
 usage() {
 	cat <<EOF
@@ -11,46 +12,72 @@ Usage: $(basename "$0") [OPTIONS]
 
 Prepare a kernel tree in the cache and print its path on stdout.
 
-The base is Debian's linux-source-6.12 tarball, unpacked once; the series
-is applied with 'git am'.  A prepared tree is reused while its base and
-series are unchanged; when the series changes, the tree is reset to its
-base and the new series applied (files the series does not touch keep
-their timestamps, so incremental builds stay incremental).
+The base is Debian's linux-source-6.12 tarball, unpacked once and kept as
+a git repository; each prepared tree is a git repository whose tag
+fusegate-base is that base, with one commit per patch of the series on
+top ('git am').  A prepared tree is reused only when it is verified to
+carry exactly the series asked for: no am, rebase or merge in progress,
+a clean work tree (build directories aside), and one commit per patch on
+fusegate-base with the same diff (git patch-id) in the same order.
+Anything else is reset to the base and the series applied again, and the
+log says why.  Files the series does not touch keep their timestamps, so
+builds stay incremental.
+
+Series (--series): a directory whose 'series' file lists the patches in
+order; a directory of mails; an mbox; or one patch file.  Cover letters
+and review replies ('Re:') are skipped, and with several versions in one
+mbox the newest complete one is taken (see scripts/series.py --help).
 
 Options:
-  --series PATH   patches to apply: a directory (its 'series' file gives
-                  the order, else *.patch sorted) or an mbox file
-                  (default: kernel-patches/ of this repository)
-  --baseline      apply no series: the unpatched tree
-  --no-series     apply no series, the tree is judged as it is (with
-                  --tree: a tree that already carries the changes)
-  --tree DIR      start from this kernel tree instead of the tarball
-                  (it is copied; nothing in DIR is changed)
-  --name NAME     name of the prepared tree in the cache
-                  (default: 'patched', or 'baseline' with --baseline)
-  --cache DIR     cache directory (default: \$FUSEGATE_CACHE or
-                  /var/cache/fusegate)
-  -h, --help      show this help
+  --series PATH       the series (default: kernel-patches/ of this repository)
+  --version N         take version N of a series posted several times
+  --baseline          no series: the base alone (tree 'baseline')
+  --no-series         no series: the tree as it is (with --tree: a tree that
+                      already carries the changes)
+  --tree DIR          the base is this kernel tree instead of the tarball
+                      (copied; nothing in DIR is changed)
+  --range BASE..HEAD  with --tree DIR, a git repository: the base is commit
+                      BASE of DIR and the series the commits BASE..HEAD
+                      (with --baseline: commit BASE alone)
+  --name NAME         name of the prepared tree in the cache
+                      (default: 'patched', or 'baseline' with --baseline)
+  --cache DIR         cache directory (default: \$FUSEGATE_CACHE or
+                      /var/cache/fusegate)
+  -h, --help          show this help
+
+The tree is locked while it is prepared; a runner that prepares a tree
+holds that lock until it has its results (scripts/lib.sh: lock_tree).
 
 Exit status: 0 prepared, 2 usage error, 3 infrastructure error (missing
-package, series that does not apply: the patch and hunk are named).
+package, a series that is incomplete or does not apply: the mail, patch
+and hunk are named; any other failure names the command that failed).
 EOF
 }
 
 series="$FUSEGATE_ROOT/kernel-patches"
-baseline=0
+no_series=0
 user_tree=
+range=
+version=
 name=
+default_name=patched
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--series) [ $# -ge 2 ] || die_usage "--series needs a path"
 		series=$2; shift 2 ;;
 	--series=*) series=${1#*=}; shift ;;
-	--baseline|--no-series) baseline=1; shift ;;
+	--version) [ $# -ge 2 ] || die_usage "--version needs a number"
+		version=$2; shift 2 ;;
+	--version=*) version=${1#*=}; shift ;;
+	--baseline) no_series=1; default_name=baseline; shift ;;
+	--no-series) no_series=1; shift ;;
 	--tree) [ $# -ge 2 ] || die_usage "--tree needs a directory"
 		user_tree=$2; shift 2 ;;
 	--tree=*) user_tree=${1#*=}; shift ;;
+	--range) [ $# -ge 2 ] || die_usage "--range needs BASE..HEAD"
+		range=$2; shift 2 ;;
+	--range=*) range=${1#*=}; shift ;;
 	--name) [ $# -ge 2 ] || die_usage "--name needs a value"
 		name=$2; shift 2 ;;
 	--name=*) name=${1#*=}; shift ;;
@@ -62,181 +89,372 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-[ -n "$name" ] || { [ "$baseline" -eq 1 ] && name=baseline || name=patched; }
+name=${name:-$default_name}
 case "$name" in
 */*|.*|'') die_usage "--name must be a plain name: $name" ;;
 esac
+[ -z "$version" ] || [[ "$version" =~ ^[1-9][0-9]*$ ]] ||
+	die_usage "--version must be a positive number: $version"
 if [ -n "$user_tree" ]; then
 	[ -f "$user_tree/Makefile" ] && [ -d "$user_tree/fs/fuse" ] ||
 		die_usage "--tree $user_tree is not a kernel tree (no Makefile or fs/fuse)"
 	user_tree=$(cd "$user_tree" && pwd)
 fi
-if [ "$baseline" -eq 0 ]; then
+if [ -n "$range" ]; then
+	[ -n "$user_tree" ] || die_usage "--range needs --tree DIR (a git repository)"
+	[[ "$range" =~ ^[^.[:space:]]+\.\.[^.[:space:]]+$ ]] ||
+		die_usage "--range must be BASE..HEAD: $range"
+	[ "$default_name" = baseline ] || [ "$no_series" -eq 0 ] ||
+		die_usage "--range is the series: not with --no-series (--baseline: its base alone)"
+	git -C "$user_tree" rev-parse -q --verify "${range%%..*}^{commit}" >/dev/null ||
+		die_usage "--range: ${range%%..*} is not a commit of $user_tree"
+	git -C "$user_tree" rev-parse -q --verify "${range##*..}^{commit}" >/dev/null ||
+		die_usage "--range: ${range##*..} is not a commit of $user_tree"
+elif [ "$no_series" -eq 0 ]; then
 	[ -e "$series" ] || die_usage "--series $series does not exist"
 	series=$(cd "$(dirname "$series")" && pwd)/$(basename "$series")
 fi
 
 tarball=/usr/src/linux-source-6.12.tar.xz
 src_dir="$FUSEGATE_CACHE/src"
+src_tree="$src_dir/linux-source-6.12"
 tree="$FUSEGATE_CACHE/trees/$name"
 GIT=(git -c user.name=fusegate -c user.email=fusegate@localhost -c gc.auto=0
      -c advice.detachedHead=false -c core.autocrlf=false)
-# build output stays inside the tree, one level down (see README)
-CLEAN_EXCLUDES=(-e '/build-*')
+# What runners write inside a tree: build output, one level down (see
+# README), and the kselftest target run_selftests.sh lays out.  Nothing
+# else may differ from the commits.
+RUNNER_PATHS=('build-*' tools/testing/selftests/filesystems/fuse_compound)
+SERIES_PY=("$FUSEGATE_ROOT/scripts/series.py")
 
-# The list of patch files of a series directory, in order
-series_files() {
-	local dir=$1 p
-	if [ -f "$dir/series" ]; then
-		while read -r p; do
-			case "$p" in ''|\#*) continue ;; esac
-			[ -f "$dir/$p" ] || die_infra "series file names a missing patch: $dir/$p"
-			printf '%s\n' "$dir/$p"
-		done < "$dir/series"
-	else
-		find "$dir" -maxdepth 1 -name '*.patch' ! -name '0000-*' | sort
-	fi
+git_tree() { "${GIT[@]}" -C "$tree" "$@"; }
+
+describe_base() {
+	if [ -n "$range" ]; then echo "$user_tree at ${range%%..*}"
+	elif [ -n "$user_tree" ]; then echo "$user_tree"
+	else echo "linux-source-6.12"; fi
 }
 
-# Identity of what is to be applied: the patch contents
-series_id() {
-	if [ "$baseline" -eq 1 ]; then
-		echo none
-	elif [ -d "$series" ]; then
-		series_files "$series" | xargs -r cat | sha256sum | cut -c1-16
-	else
-		sha256sum < "$series" | cut -c1-16
-	fi
-}
+# --- the base ---
 
-unpack_tarball() {
+# The tarball, unpacked once and recorded as a git repository: every tree
+# made from it shares its objects and starts from its index.
+prepare_src() {
 	local stamp="$src_dir/.stamp" id
 	[ -f "$tarball" ] || die_infra "$tarball is missing (package linux-source-6.12)"
 	id=$(stat -c '%s %Y' "$tarball")
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$id" ]; then
+	lock_path "$FUSEGATE_CACHE/src.lock" "the unpacked source"
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$id" ] &&
+	   git -C "$src_tree" rev-parse -q --verify refs/tags/fusegate-base >/dev/null 2>&1; then
 		return 0
 	fi
 	log "unpacking $tarball into $src_dir"
 	rm -rf "$src_dir"
 	mkdir -p "$src_dir"
-	tar -C "$src_dir" -xf "$tarball" ||
-		die_infra "could not unpack $tarball"
+	tar -C "$src_dir" -xf "$tarball" || die_infra "could not unpack $tarball"
+	[ -f "$src_tree/Makefile" ] || die_infra "$tarball holds no linux-source-6.12/Makefile"
+	log "recording the pristine source in git (once per tarball)"
+	(
+		cd "$src_tree"
+		"${GIT[@]}" init -q
+		git config gc.auto 0
+		git config core.trustctime false
+		git config core.logAllRefUpdates false
+		"${GIT[@]}" add -f -A .
+		"${GIT[@]}" commit -q -m "base: $tarball"
+		"${GIT[@]}" tag -f fusegate-base >/dev/null
+	) || die_infra "could not make a git repository of $src_tree"
 	echo "$id" > "$stamp"
 }
 
-# The base tree as a git repository with the tag fusegate-base
-make_base() {
-	local base_id
-	if [ -n "$user_tree" ]; then
-		base_id="tree:$user_tree"
-	else
-		base_id="tarball:$(cat "$src_dir/.stamp")"
-	fi
-	if [ -d "$tree/.git" ] && [ "$(cat "$tree/.git/fusegate-base-id" 2>/dev/null)" = "$base_id" ]; then
-		if [ -n "$user_tree" ]; then
-			refresh_user_tree
-		fi
-		return 0
-	fi
-	log "creating tree '$name' from ${user_tree:-$tarball}"
-	rm -rf "$tree"
+# A new tree from the unpacked source: hard links for the files (git never
+# writes into a file, it replaces it), a local clone for the objects, and
+# the source's index, so that nothing is hashed again.
+tree_from_src() {
+	local tmp="$tree.clone"
+	rm -rf "$tmp"
 	mkdir -p "$tree"
-	if [ -n "$user_tree" ]; then
-		rsync -a --exclude=/.git --exclude='/build-*' "$user_tree/" "$tree/"
-	else
-		# hard links: git replaces files, it never writes into them
-		cp -al "$src_dir/linux-source-6.12/." "$tree/"
-	fi
-	(
-		cd "$tree"
-		"${GIT[@]}" init -q
-		git config gc.auto 0
-		"${GIT[@]}" add -f -A . >/dev/null
-		"${GIT[@]}" commit -q -m "base: ${user_tree:-$tarball}"
-		"${GIT[@]}" tag -f fusegate-base >/dev/null
-	) || die_infra "could not create a git repository in $tree"
-	echo "$base_id" > "$tree/.git/fusegate-base-id"
-	rm -f "$tree/.git/fusegate-series-id"
+	(cd "$src_tree" && find . -mindepth 1 -maxdepth 1 ! -name .git -exec cp -al {} "$tree/" \;) ||
+		die_infra "could not link $src_tree into $tree"
+	"${GIT[@]}" clone -q --local --no-checkout "$src_tree" "$tmp" ||
+		die_infra "could not clone $src_tree"
+	mv "$tmp/.git" "$tree/.git"
+	rmdir "$tmp"
+	cp "$src_tree/.git/index" "$tree/.git/index"
+	git_tree config core.trustctime false
+	git_tree checkout -q -f --detach fusegate-base
 }
 
-# A user tree may have changed since it was copied: take it again
-refresh_user_tree() {
-	(
-		cd "$tree"
-		"${GIT[@]}" checkout -q -f fusegate-base
-		"${GIT[@]}" clean -ffdxq "${CLEAN_EXCLUDES[@]}"
-	)
-	rsync -a --delete --exclude=/.git --exclude='/build-*' "$user_tree/" "$tree/"
-	(
-		cd "$tree"
-		"${GIT[@]}" add -f -A . >/dev/null
-		if ! "${GIT[@]}" diff --cached --quiet; then
-			log "tree $user_tree changed: new base"
-			"${GIT[@]}" commit -q -m "base: $user_tree"
-			"${GIT[@]}" tag -f fusegate-base >/dev/null
-			rm -f .git/fusegate-series-id
+# A new tree from --tree DIR: its content recorded as the base commit of a
+# new repository (user_tree_commit), then checked out
+tree_from_user_tree() {
+	mkdir -p "$tree"
+	git_tree init -q
+	git_tree config gc.auto 0
+	git_tree config core.logAllRefUpdates false
+	git_tree tag fusegate-base "$(user_tree_commit)"
+	git_tree checkout -q -f --detach fusegate-base
+}
+
+# The content of --tree DIR as a commit of the prepared tree's repository
+# (on the current fusegate-base, if any).  DIR is read through an index of
+# its own, so that only files whose stat changed are read again; its
+# .gitignore holds, and build-* directories and .git are left out.
+user_tree_commit() {
+	local t parent=()
+	t=$(GIT_INDEX_FILE="$tree/.git/fusegate-user-index" \
+		git --git-dir="$tree/.git" --work-tree="$user_tree" add -A -- . ':!build-*' &&
+	    GIT_INDEX_FILE="$tree/.git/fusegate-user-index" \
+		git --git-dir="$tree/.git" --work-tree="$user_tree" write-tree) ||
+		die_infra "could not read $user_tree"
+	if git_tree rev-parse -q --verify refs/tags/fusegate-base >/dev/null; then
+		if [ "$(git_tree rev-parse 'fusegate-base^{tree}')" = "$t" ]; then
+			git_tree rev-parse fusegate-base
+			return 0
 		fi
-	)
-}
-
-# Report a failed 'git am' as an infrastructure error naming the patch/hunk
-report_am_failure() {
-	local out=$1 patch hunk
-	patch=$(grep -m1 '^Patch failed at' "$out" | sed 's/^Patch failed at //')
-	hunk=$(grep -m3 -E '^error: |^Checking patch|^Applying' "$out" | grep '^error' | head -3 | tr '\n' ' ')
-	(cd "$tree" && "${GIT[@]}" am --abort >/dev/null 2>&1 || true)
-	(cd "$tree" && "${GIT[@]}" checkout -q -f fusegate-base && "${GIT[@]}" clean -ffdxq "${CLEAN_EXCLUDES[@]}")
-	rm -f "$tree/.git/fusegate-series-id"
-	sed 's/^/  | /' "$out" >&2
-	die_infra "series does not apply to $(describe_base): patch ${patch:-?}: ${hunk:-see the output above}"
-}
-
-describe_base() {
-	if [ -n "$user_tree" ]; then echo "$user_tree"; else echo "linux-source-6.12"; fi
-}
-
-apply_series() {
-	local want have out
-	want=$(series_id)
-	have=$(cat "$tree/.git/fusegate-series-id" 2>/dev/null || true)
-	if [ "$want" = "$have" ]; then
-		log "tree '$name' is up to date (series $want)"
-		return 0
+		parent=(-p fusegate-base)
 	fi
-	(
-		cd "$tree"
-		"${GIT[@]}" checkout -q -f fusegate-base
-		"${GIT[@]}" clean -ffdxq "${CLEAN_EXCLUDES[@]}"
-	)
-	if [ "$baseline" -eq 1 ]; then
-		log "tree '$name': no series (baseline)"
-		echo "$want" > "$tree/.git/fusegate-series-id"
-		return 0
-	fi
-	out=$(mktemp)
-	local patches=()
-	if [ -d "$series" ]; then
-		mapfile -t patches < <(series_files "$series")
-		[ ${#patches[@]} -gt 0 ] || die_infra "no patches in $series"
+	git_tree commit-tree "$t" "${parent[@]}" -m "base: $user_tree"
+}
+
+# A new tree from --tree DIR --range BASE..HEAD: commit BASE of DIR
+tree_from_range() {
+	local tmp="$tree.clone"
+	rm -rf "$tmp"
+	"${GIT[@]}" clone -q --local --no-checkout "$user_tree" "$tmp" ||
+		die_infra "could not clone $user_tree"
+	mkdir -p "$tree"
+	mv "$tmp/.git" "$tree/.git"
+	rmdir "$tmp"
+	git_tree config gc.auto 0
+	git_tree checkout -q -f --detach "$(range_base_commit)" ||
+		die_infra "could not check out ${range%%..*} of $user_tree"
+	git_tree tag -f fusegate-base >/dev/null
+}
+
+range_base_commit() { git -C "$user_tree" rev-parse "${range%%..*}^{commit}"; }
+
+# What the base is made of; a tree made from anything else is made again
+base_identity() {
+	if [ -n "$range" ]; then
+		echo "git:$user_tree:$(range_base_commit)"
+	elif [ -n "$user_tree" ]; then
+		echo "tree:$user_tree"
 	else
-		patches=("$series")
+		echo "tarball:$(cat "$src_dir/.stamp"):$(git -C "$src_tree" rev-parse fusegate-base)"
 	fi
-	log "applying ${#patches[@]} patch file(s) from $series"
-	if ! (cd "$tree" && "${GIT[@]}" am -q "${patches[@]}") > "$out" 2>&1; then
-		report_am_failure "$out"
+}
+
+make_base() {
+	local want have
+	want=$(base_identity)
+	have=$(cat "$tree/.git/fusegate-base-id" 2>/dev/null || true)
+	if [ -d "$tree/.git" ] && [ "$have" = "$want" ] &&
+	   git_tree rev-parse -q --verify refs/tags/fusegate-base >/dev/null; then
+		[ -z "$user_tree" ] || [ -n "$range" ] || refresh_user_tree
+		return 0
 	fi
-	rm -f "$out"
-	echo "$want" > "$tree/.git/fusegate-series-id"
-	log "tree '$name': $(cd "$tree" && git log --oneline fusegate-base..HEAD | wc -l) commit(s) on the base"
+	log "creating tree '$name' from $(describe_base)"
+	rm -rf "$tree"
+	if [ -n "$range" ]; then
+		tree_from_range
+	elif [ -n "$user_tree" ]; then
+		tree_from_user_tree
+	else
+		tree_from_src
+	fi
+	echo "$want" > "$tree/.git/fusegate-base-id"
+}
+
+# A user tree may have changed since it was read: a new base when it has
+# (the series is then found not to sit on it, and applied again)
+refresh_user_tree() {
+	local c
+	c=$(user_tree_commit)
+	if [ "$c" != "$(git_tree rev-parse fusegate-base)" ]; then
+		log "tree $user_tree changed: new base"
+		git_tree tag -f fusegate-base "$c" >/dev/null
+	fi
+}
+
+# --- the series ---
+
+# Split the series into one mail per patch in $stage (series.py says which
+# mails it skipped and why); sets patches[]
+split_series() {
+	local src=$series
+	if [ -n "$range" ]; then
+		src="$stage/range.mbox"
+		git -C "$user_tree" format-patch -q -n --stdout "$range" > "$src" ||
+			die_infra "git format-patch $range failed in $user_tree"
+		[ -s "$src" ] || die_infra "--range $range holds no commit to apply"
+	fi
+	local args=(split "$src" --out "$stage/patches")
+	[ -z "$version" ] || args+=(--version "$version")
+	if ! "${SERIES_PY[@]}" "${args[@]}" > "$stage/list"; then
+		# series.py has named the mail and the reason on stderr
+		exit "$EXIT_INFRA"
+	fi
+	mapfile -t patches < "$stage/list"
+	[ ${#patches[@]} -gt 0 ] || die_infra "no patches in $src"
+}
+
+# The patch-ids of the series, one per line, in order
+series_patch_ids() {
+	local p
+	for p in "${patches[@]}"; do
+		git_tree patch-id --stable < "$p" | cut -d' ' -f1
+	done
+}
+
+# The patch-ids of the commits on fusegate-base, one per line, in order
+tree_patch_ids() {
+	local c
+	for c in $(git_tree rev-list --reverse fusegate-base..HEAD); do
+		git_tree show --format= --no-color "$c" | git_tree patch-id --stable | cut -d' ' -f1
+	done
+}
+
+# Why the tree cannot be taken as it is; nothing printed when it can
+tree_problem() {
+	local f n
+	for f in rebase-apply rebase-merge MERGE_HEAD CHERRY_PICK_HEAD REVERT_HEAD index.lock; do
+		if [ -e "$tree/.git/$f" ]; then
+			echo "a git operation was left in progress (.git/$f)"
+			return
+		fi
+	done
+	if ! git_tree merge-base --is-ancestor fusegate-base HEAD 2>/dev/null; then
+		echo "HEAD is not on fusegate-base"
+		return
+	fi
+	n=$(git_tree rev-list --count fusegate-base..HEAD)
+	if [ "$n" -ne "${#patches[@]}" ]; then
+		echo "HEAD has $n commit(s) on fusegate-base, the series ${#patches[@]} patch(es)"
+		return
+	fi
+	if [ "$(git_tree rev-list --count --merges fusegate-base..HEAD)" -ne 0 ]; then
+		echo "merge commits on fusegate-base"
+		return
+	fi
+	if [ "$n" -gt 0 ]; then
+		local want have
+		want=$(series_patch_ids)
+		have=$(tree_patch_ids)
+		if [ "$(printf '%s\n' "$want" | awk 'NF' | wc -l)" -ne "$n" ]; then
+			echo "the series has patches without a diff git can identify"
+			return
+		fi
+		if [ "$want" != "$have" ]; then
+			echo "its commits are not the patches of this series"
+			return
+		fi
+	fi
+	local status_args=(status --porcelain --untracked-files=all -- .) changed
+	for f in "${RUNNER_PATHS[@]}"; do
+		status_args+=(":!$f")
+	done
+	changed=$(git_tree "${status_args[@]}")
+	if [ -n "$changed" ]; then
+		echo "its work tree differs from its commits: $(printf '%s\n' "$changed" | sed -n '1,3p' | tr '\n' ' ')"
+	fi
+}
+
+# Back to the bare base, whatever state the tree was left in
+reset_to_base() {
+	local clean_excludes=() p
+	for p in "${RUNNER_PATHS[@]}"; do
+		clean_excludes+=(-e "/$p")
+	done
+	if [ -d "$tree/.git/rebase-apply" ]; then
+		git_tree am --abort >/dev/null 2>&1 || rm -rf "$tree/.git/rebase-apply"
+	fi
+	rm -f "$tree/.git/index.lock" "$tree/.git/MERGE_HEAD" "$tree/.git/CHERRY_PICK_HEAD" \
+		"$tree/.git/REVERT_HEAD"
+	rm -rf "$tree/.git/rebase-merge"
+	git_tree checkout -q -f --detach fusegate-base
+	git_tree clean -ffdxq "${clean_excludes[@]}"
+}
+
+# Apply the patches one by one, so that a failure names its patch
+apply_patches() {
+	local i=0 p out subject
+	out="$stage/am.out"
+	for p in "${patches[@]}"; do
+		i=$((i + 1))
+		if ! git_tree am -q "$p" > "$out" 2>&1; then
+			report_am_failure "$i" "$p" "$out"
+		fi
+	done
+}
+
+# A patch that does not apply: an infrastructure error naming the patch
+# and the hunk; the tree goes back to its base first
+report_am_failure() {
+	local i=$1 p=$2 out=$3 subject why
+	subject=$(grep -m1 '^Subject: ' "$p" | sed 's/^Subject: *//' || true)
+	why=$(grep -E '^error: ' "$out" | head -3 | tr '\n' ' ' || true)
+	[ -n "$why" ] || why=$(grep -v '^hint:' "$out" | head -2 | tr '\n' ' ' || true)
+	sed 's/^/  | /' "$out" >&2
+	reset_to_base
+	die_infra "series does not apply to $(describe_base): patch $i of ${#patches[@]} ($(basename "$p"): ${subject:-no subject}): ${why:-git am failed}"
+}
+
+record_state() {
+	{
+		echo "name=$name"
+		echo "base=$(describe_base)"
+		echo "base_commit=$(git_tree rev-parse fusegate-base)"
+		echo "head=$(git_tree rev-parse HEAD)"
+		echo "patches=${#patches[@]}"
+		echo "series_id=$series_id"
+		echo "series=$series_desc"
+	} > "$tree/.git/fusegate-prepared"
+	if [ -f "$stage/patches/manifest.json" ]; then
+		cp "$stage/patches/manifest.json" "$tree/.git/fusegate-series.json"
+	else
+		rm -f "$tree/.git/fusegate-series.json"
+	fi
+}
+
+prepare_series() {
+	local problem
+	patches=()
+	series_id=none
+	series_desc=none
+	if [ "$no_series" -eq 0 ]; then
+		split_series
+		series_id=$("${SERIES_PY[@]}" id "$stage/patches")
+		series_desc=${range:+$user_tree $range}
+		series_desc=${series_desc:-$series}
+	fi
+	problem=$(tree_problem)
+	if [ -z "$problem" ]; then
+		log "tree '$name' carries the series (${#patches[@]} commit(s) on the base, verified)"
+		return 0
+	fi
+	log "tree '$name': $problem: resetting it to its base"
+	reset_to_base
+	if [ ${#patches[@]} -gt 0 ]; then
+		log "applying ${#patches[@]} patch(es) of $series_desc"
+		apply_patches
+	fi
+	problem=$(tree_problem)
+	[ -z "$problem" ] || die_infra "tree '$name' after applying the series: $problem"
+	log "tree '$name': ${#patches[@]} commit(s) on the base"
 }
 
 main() {
 	ensure_packages
 	mkdir -p "$FUSEGATE_CACHE/trees" ||
 		die_infra "cannot create the cache directory $FUSEGATE_CACHE"
-	[ -n "$user_tree" ] || unpack_tarball
+	lock_tree "$name"
+	stage=$(mktemp -d "${TMPDIR:-/tmp}/fusegate-series.XXXXXX")
+	trap 'rm -rf "$stage"' EXIT
+	[ -n "$user_tree" ] || prepare_src
 	make_base
-	apply_series
+	prepare_series
+	record_state
 	printf '%s\n' "$tree"
 }
 
