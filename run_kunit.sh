@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
 # Run the KUnit suites of kunit/ with the kernel's own kunit.py, under QEMU.
-set -euo pipefail
+set -Eeuo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/scripts/lib.sh"
+trap_unexpected_errors
 
 usage() {
 	cat <<EOF
 Usage: $(basename "$0") [OPTIONS] [FILTER_GLOB]
 
-Prepare the kernel tree (scripts/prepare-tree.sh), copy the KUnit suites
-of kunit/ into fs/fuse/tests/, build a KUnit kernel through ccache and run
-it under QEMU with tools/testing/kunit/kunit.py (x86_64, TCG).
+Prepare the kernel tree (scripts/prepare-tree.sh), build a KUnit kernel
+with the FUSE KUnit suites the tree carries (fs/fuse/tests/, or with
+--tests ours the suites of kunit/ copied there) through ccache, and run it
+under QEMU with tools/testing/kunit/kunit.py (x86_64, TCG).
 
 FILTER_GLOB selects suites or tests as kunit.py does, for instance
 'fuse_compound_reply' or 'fuse_compound_dep.*propagated*'.
 
 Options:
   --series PATH       patch series to apply (default: kernel-patches/)
+  --version N         version N of a series posted several times
   --tree DIR          start from this kernel tree instead of the tarball
+  --range B..H        with --tree DIR (a git repository): base B, series B..H
   --no-series         use the tree as it is (with --tree: it already
                       carries the changes to test)
-  --baseline          the unpatched tree (the suites are reported skipped:
-                      there is no compound code to test)
+  --baseline          the unpatched tree (tree 'baseline'; without a
+                      FUSE_KUNIT_TEST hook the suites are reported skipped)
   --name NAME         name of the prepared tree in the cache
+  --prepared DIR      a tree the caller prepared and holds the lock of
+  --tests WHICH       'series' (default: the suites the tree carries) or
+                      'ours' (kunit/ of this repository, copied into the tree)
   --filter_glob GLOB  same as FILTER_GLOB
   --jobs N            parallel build jobs (default: nproc)
   --timeout SECONDS   limit for the QEMU run (default: 300)
@@ -40,11 +47,13 @@ EOF
 }
 
 prep_args=()
+tree_name=
+prepared=
+which_tests=series
 filter=
 jobs=$(nproc)
 timeout=300
 kvm=0
-baseline=0
 results="$FUSEGATE_ROOT/results/kunit"
 
 while [ $# -gt 0 ]; do
@@ -60,6 +69,8 @@ while [ $# -gt 0 ]; do
 		timeout=$2; shift 2 ;;
 	--timeout=*) timeout=${1#*=}; shift ;;
 	--kvm) kvm=1; shift ;;
+	--tests) [ $# -ge 2 ] || die_usage "--tests needs 'series' or 'ours'"
+		which_tests=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die_usage "unknown option: $1" ;;
 	*) [ -z "$filter" ] || die_usage "only one FILTER_GLOB"
@@ -68,6 +79,10 @@ while [ $# -gt 0 ]; do
 done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive number: $jobs"
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout must be a positive number: $timeout"
+case "$which_tests" in
+series|ours) ;;
+*) die_usage "--tests must be 'series' or 'ours': $which_tests" ;;
+esac
 
 KUNIT_BUILD_DIR=build-kunit
 
@@ -77,47 +92,34 @@ tree_has_kunit_hook() {
 		grep -q 'CONFIG_FUSE_KUNIT_TEST.*tests/' fs/fuse/Makefile 2>/dev/null
 }
 
-# No compound code in this tree: report every suite skipped
-report_skipped() {
-	local why=$1 ktap="$results/kunit.ktap" suites
-	mapfile -t suites < <(grep -ho '\.name = "fuse_[a-z_]*"' "$FUSEGATE_ROOT"/kunit/*.c | cut -d'"' -f2)
-	{
-		echo "KTAP version 1"
-		echo "1..${#suites[@]}"
-		for i in "${!suites[@]}"; do
-			echo "    KTAP version 1"
-			echo "    # Subtest: ${suites[$i]}"
-			echo "    1..1"
-			echo "    ok 1 (all cases) # SKIP $why"
-			echo "ok $((i + 1)) ${suites[$i]} # SKIP $why"
-		done
-	} > "$ktap"
-	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$ktap" --title KUnit \
-		--suite kunit --json "$results/summary.json" --junit "$results/junit.xml"
-}
-
 kunit_py() {
 	python3 tools/testing/kunit/kunit.py "$@"
 }
 
 main() {
-	local t0 t_prep t_build t_run tree rc qemu_args=()
+	local t0 t_prep t_build t_run rc qemu_args=()
 	t0=$(now)
 	mkdir -p "$results" || die_usage "cannot create $results"
+	results=$(cd "$results" && pwd)
 	rm -f "$results"/*
+	INFRA_SUMMARY="$results/summary.json"
 
-	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "${prep_args[@]}") || exit $?
+	acquire_tree
 	t_prep=$(( $(now) - t0 ))
 	export_build_env
 	cd "$tree"
 
-	if [ "$baseline" -eq 1 ] || ! tree_has_kunit_hook; then
-		log "this tree has no FUSE_KUNIT_TEST hook (no compound series): suites skipped"
-		report_skipped "no FUSE compound support in this tree"
+	if [ "$which_tests" = ours ]; then
+		tree_has_kunit_hook ||
+			die_infra "--tests ours: this tree has no FUSE_KUNIT_TEST hook to build them with"
+		mkdir -p fs/fuse/tests
+		rsync -rc --delete "$FUSEGATE_ROOT/kunit/" fs/fuse/tests/
+	fi
+	if ! tree_has_kunit_hook || ! [ -f fs/fuse/tests/.kunitconfig ]; then
+		log "this tree has no FUSE KUnit suites (no FUSE_KUNIT_TEST hook): suites skipped"
+		kunit_report_skipped "$results" "no FUSE KUnit suites in this tree"
 		exit $?
 	fi
-	mkdir -p fs/fuse/tests
-	rsync -rc --delete "$FUSEGATE_ROOT/kunit/" fs/fuse/tests/
 
 	local make_opts=(--make_options "CC=ccache gcc")
 	local common=(--arch=x86_64 --build_dir="$KUNIT_BUILD_DIR"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Run the FUSE compound selftests in a QEMU guest booted on the prepared tree.
-set -euo pipefail
+# Run the FUSE selftests (and, with --with-kunit, the tree's KUnit suites)
+# in a QEMU guest booted on the prepared tree.
+set -Eeuo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/scripts/lib.sh"
 # shellcheck source=scripts/guest.sh
 source "$(dirname "$0")/scripts/guest.sh"
+trap_unexpected_errors
 
 usage() {
 	cat <<EOF
@@ -18,12 +20,28 @@ busybox into an initramfs, boot QEMU (TCG) under a hard time limit, and
 read the TAP the tests write to the guest's second serial port.  The whole
 console is scanned for WARN/BUG/Oops/KASAN/lockdep reports.
 
+With --with-kunit the same guest kernel also carries the tree's FUSE KUnit
+suites (CONFIG_FUSE_KUNIT_TEST, when the tree has it): they run while the
+kernel boots, before the selftests, and their KTAP is read from the
+console with kunit.py's parser.  One kernel, one boot, both suites.
+
 Options:
   --series PATH     patch series to apply (default: kernel-patches/)
+  --version N       version N of a series posted several times
   --tree DIR        start from this kernel tree instead of the tarball
+  --range B..H      with --tree DIR (a git repository): base B, series B..H
   --no-series       use the tree as it is (with --tree)
-  --baseline        the unpatched tree: compound tests must report SKIP
+  --baseline        the unpatched tree (tree 'baseline')
   --name NAME       name of the prepared tree in the cache
+  --prepared DIR    a tree the caller prepared and holds the lock of
+                    (scripts/prepare-tree.sh): used as it is
+  --with-kunit      also run the tree's KUnit suites in the same boot
+  --tests WHICH     with --with-kunit: 'series' (default: the suites the
+                    tree carries in fs/fuse/tests/) or 'ours' (kunit/ of
+                    this repository, copied into the tree)
+  --seed-build DIR  before the first build in this tree, start from the
+                    guest build of DIR, a tree of the same base (only what
+                    differs is compiled again)
   -f, --fixture F   run only fixture F (kselftest harness filter; repeatable)
   -t, --test T      run only test T (repeatable)
   -v, --variant V   run only variant V (repeatable)
@@ -33,7 +51,8 @@ Options:
   --results DIR     where to write results (default: results/selftests)
   -h, --help        show this help
 
-Results: selftests.ktap, console.log, summary.json, junit.xml, build.log.
+Results: selftests.ktap, console.log, summary.json, junit.xml, build.log;
+with --with-kunit also kunit/ (kunit.ktap, summary.json, junit.xml).
 
 Exit status: 0 all tests passed (SKIPs allowed), 1 a test failed or the
 kernel printed a splat, 2 usage error, 3 infrastructure error (tree, build,
@@ -43,10 +62,14 @@ EOF
 
 prep_args=()
 test_args=()
+tree_name=
+prepared=
+with_kunit=0
+which_tests=series
+seed_tree=
 jobs=$(nproc)
 timeout=900
 kvm=0
-baseline=0
 results="$FUSEGATE_ROOT/results/selftests"
 
 while [ $# -gt 0 ]; do
@@ -59,6 +82,11 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || die_usage "$1 needs a name"
 		[[ "$2" =~ ^[A-Za-z0-9_]+$ ]] || die_usage "bad name for $1: $2"
 		test_args+=("-${1#-}" "$2"); shift 2 ;;
+	--with-kunit) with_kunit=1; shift ;;
+	--tests) [ $# -ge 2 ] || die_usage "--tests needs 'series' or 'ours'"
+		which_tests=$2; shift 2 ;;
+	--seed-build) [ $# -ge 2 ] || die_usage "--seed-build needs a directory"
+		seed_tree=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"; timeout=$2; shift 2 ;;
 	--timeout=*) timeout=${1#*=}; shift ;;
 	--kvm) kvm=1; shift ;;
@@ -68,6 +96,12 @@ while [ $# -gt 0 ]; do
 done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive number: $jobs"
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout must be a positive number: $timeout"
+case "$which_tests" in
+series|ours) ;;
+*) die_usage "--tests must be 'series' or 'ours': $which_tests" ;;
+esac
+[ -z "$seed_tree" ] || [ -d "$seed_tree/.git" ] ||
+	die_usage "--seed-build $seed_tree is not a prepared tree"
 # the harness takes -f/-t/-v with one dash and a short name
 for i in "${!test_args[@]}"; do
 	case "${test_args[$i]}" in
@@ -78,18 +112,19 @@ done
 GUEST_BUILD_DIR=build-guest
 SELFTEST_DIR=tools/testing/selftests/filesystems/fuse_compound
 
-# The tests, laid out as a kselftest target in the tree, built static
+# The tests, laid out as a kselftest target in the tree and built with its
+# Makefile (static programs, one per concern), and the guest's test driver
 build_tests() {
 	local out=$1
 	rm -rf "$SELFTEST_DIR"
 	mkdir -p "$SELFTEST_DIR/servers"
-	cp "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/{Makefile,settings,config,*.c} "$SELFTEST_DIR/"
+	cp "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/{Makefile,settings,config,*.c,*.h} \
+		"$SELFTEST_DIR/"
 	cp "$FUSEGATE_ROOT"/servers/*.[ch] "$SELFTEST_DIR/servers/"
-	log "building the selftests and servers (static)"
-	gcc -Wall -O2 -g -static -I"$SELFTEST_DIR/servers" -o "$out/fuse_compound_test" \
-		"$SELFTEST_DIR/fuse_compound_test.c" "$SELFTEST_DIR/servers/core.c" \
-		"$SELFTEST_DIR/servers/behaviours.c" >> "$results/build.log" 2>&1 ||
+	log "building the selftests and servers (kselftest Makefile, static)"
+	make -s -C "$SELFTEST_DIR" OUTPUT="$out" >> "$results/build.log" 2>&1 ||
 		die_infra "the selftests did not build (see $results/build.log)"
+	cp "$FUSEGATE_ROOT/selftests/guest/run-tests" "$out/run-tests"
 	# the real-world peer: libfuse 3.14's example, compiled here, never committed
 	local example=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
 	[ -f "$example" ] || die_infra "$example is missing (package libfuse3-dev)"
@@ -105,47 +140,127 @@ write_guest_env() {
 	{
 		echo "export FUSEGATE_EXPECT_COMPOUND=$expect"
 		echo "export FUSEGATE_PASSTHROUGH_LL=/tests/passthrough_ll"
-		printf 'FUSEGATE_GUEST_CMD="/tests/fuse_compound_test %s"\n' "${test_args[*]:-}"
+		printf 'FUSEGATE_GUEST_CMD="/tests/run-tests %s"\n' "${test_args[*]:-}"
 	} > "$root/etc/fusegate.env"
 }
 
+# Tell whether the tree carries the FUSE KUnit hook (Kconfig and Makefile)
+tree_has_kunit_hook() {
+	grep -q '^config FUSE_KUNIT_TEST' fs/fuse/Kconfig 2>/dev/null &&
+		grep -q 'CONFIG_FUSE_KUNIT_TEST.*tests/' fs/fuse/Makefile 2>/dev/null
+}
+
+# The guest's config fragment: guest.config, plus the KUnit suites
+write_guest_config() {
+	local out=$1
+	cat "$FUSEGATE_ROOT/selftests/guest/guest.config" > "$out"
+	if [ "$kunit_mode" = run ]; then
+		printf '%s\n' '# the tree'\''s FUSE KUnit suites, run at boot' \
+			CONFIG_FUSE_KUNIT_TEST=y >> "$out"
+	fi
+}
+
+# Split the console at the line /init prints once the kernel has booted:
+# the KUnit suites ran before it, the selftests after it.
+split_console() {
+	local console=$1
+	awk -v pre="$results/console-boot.log" -v post="$results/console-tests.log" '
+		done == 0 { print > pre } done == 1 { print > post }
+		/FUSEGATE-BOOT-OK/ { done = 1 }' "$console"
+	touch "$results/console-boot.log" "$results/console-tests.log"
+}
+
+# The KUnit results of this boot, through kunit.py's parser
+kunit_results() {
+	local dir="$results/kunit" booted=$1 rc=0 args=()
+	mkdir -p "$dir"
+	if [ "$kunit_mode" = skip ]; then
+		kunit_report_skipped "$dir" "no FUSE KUnit suites in this tree (no FUSE_KUNIT_TEST)"
+		return 0
+	fi
+	python3 tools/testing/kunit/kunit.py parse --raw_output=kunit \
+		"$results/console-boot.log" > "$dir/kunit.ktap" 2>/dev/null || true
+	[ "$booted" -eq 1 ] || args=(--cut-short-by-crash)
+	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$dir/kunit.ktap" \
+		--title "KUnit in the guest" --console "$results/console-boot.log" \
+		--expect-warn fs/fuse/dev.c:fuse_compound_send \
+		--json "$dir/summary.json" --junit "$dir/junit.xml" "${args[@]}" || rc=$?
+	return "$rc"
+}
+
 main() {
-	local t0 t_prep t_build t_run tree expect rc=0 stage
+	local t0 t_prep t_build t_run expect rc=0 stage booted=1 krc=0 src=0
 	t0=$(now)
 	mkdir -p "$results" || die_usage "cannot create $results"
+	results=$(cd "$results" && pwd)
 	rm -rf "${results:?}"/*
+	INFRA_SUMMARY="$results/summary.json"
 
-	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "${prep_args[@]}") || exit $?
+	acquire_tree
 	t_prep=$(( $(now) - t0 ))
 	export_build_env
 	cd "$tree"
 	# a tree that declares FUSE_COMPOUND must send compounds
-	if [ "$baseline" -eq 0 ] && grep -q 'FUSE_COMPOUND' include/uapi/linux/fuse.h; then
+	if grep -q 'FUSE_COMPOUND' include/uapi/linux/fuse.h; then
 		expect=1
 	else
 		expect=0
 	fi
+	kunit_mode=none
+	if [ "$with_kunit" -eq 1 ]; then
+		kunit_mode=skip
+		if [ "$which_tests" = ours ]; then
+			tree_has_kunit_hook ||
+				die_infra "--tests ours: this tree has no FUSE_KUNIT_TEST hook to build them with"
+			mkdir -p fs/fuse/tests
+			rsync -rc --delete "$FUSEGATE_ROOT/kunit/" fs/fuse/tests/
+		fi
+		! tree_has_kunit_hook || kunit_mode=run
+	fi
 
 	t0=$(now)
 	stage="$GUEST_BUILD_DIR/fusegate"
+	[ -z "$seed_tree" ] || guest_seed_build "$GUEST_BUILD_DIR" "$seed_tree"
+	mkdir -p "$GUEST_BUILD_DIR"
+	write_guest_config "$GUEST_BUILD_DIR/fusegate.config"
+	guest_build_kernel "$GUEST_BUILD_DIR" "$GUEST_BUILD_DIR/fusegate.config" \
+		"$results/build.log" "$jobs"
 	rm -rf "$stage"
 	mkdir -p "$stage/root/tests"
-	guest_build_kernel "$GUEST_BUILD_DIR" "$FUSEGATE_ROOT/selftests/guest/guest.config" \
-		"$results/build.log" "$jobs"
-	build_tests "$stage/root/tests"
+	build_tests "$tree/$stage/root/tests"
 	write_guest_env "$stage/root" "$expect"
 	guest_initramfs "$stage/root" "$stage/initramfs.cpio"
 	t_build=$(( $(now) - t0 ))
 
 	t0=$(now)
 	GUEST_KVM=$kvm
+	GUEST_KUNIT=0
+	[ "$kunit_mode" != run ] || GUEST_KUNIT=1
 	guest_boot "$GUEST_BUILD_DIR/arch/x86/boot/bzImage" "$stage/initramfs.cpio" \
 		"$results/console.log" "$results/selftests.ktap" "$timeout" || rc=$?
 	t_run=$(( $(now) - t0 ))
 	log "times: prepare ${t_prep}s, build ${t_build}s, guest ${t_run}s; results in $results"
+	split_console "$results/console.log"
 
-	grep -q FUSEGATE-BOOT-OK "$results/console.log" ||
+	grep -q FUSEGATE-BOOT-OK "$results/console.log" || booted=0
+	if [ "$kunit_mode" != none ]; then
+		kunit_results "$booted" || krc=$?
+	fi
+	if [ "$booted" -eq 0 ]; then
+		tail -20 "$results/console.log" >&2
+		# the KUnit suites crashed the kernel while it booted: their failure
+		if [ "$krc" -eq 1 ]; then
+			log "the kernel crashed during the KUnit suites: the selftests did not run"
+			python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$results/selftests.ktap" \
+				--title "selftests (not run: the kernel crashed while booting)" \
+				--suite selftests --console "$results/console-boot.log" \
+				--expect-warn fs/fuse/dev.c:fuse_compound_send \
+				--json "$results/summary.json" --junit "$results/junit.xml" \
+				--cut-short-by-crash || true
+			exit "$EXIT_FAIL"
+		fi
 		die_infra "the guest did not boot (see $results/console.log)"
+	fi
 	local cut_short=()
 	if [ "$rc" -ne 0 ] || ! grep -q FUSEGATE-TESTS-DONE "$results/console.log"; then
 		tail -20 "$results/console.log" >&2
@@ -155,14 +270,17 @@ main() {
 	fi
 	sed -i '/^FUSEGATE-TESTS-DONE/d' "$results/selftests.ktap"
 
-	set +e
 	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$results/selftests.ktap" \
-		--title "selftests ($([ "$expect" = 1 ] && echo patched || echo "no FUSE_COMPOUND"))" \
-		--suite fuse_compound --console "$results/console.log" \
-		--json "$results/summary.json" --junit "$results/junit.xml" "${cut_short[@]}"
-	rc=$?
-	set -e
-	exit "$rc"
+		--title "selftests ($([ "$expect" = 1 ] && echo "with FUSE_COMPOUND" || echo "no FUSE_COMPOUND"))" \
+		--suite selftests --console "$results/console-tests.log" \
+		--json "$results/summary.json" --junit "$results/junit.xml" "${cut_short[@]}" ||
+		src=$?
+	# the worse of the two: infrastructure, then failure
+	if [ "$src" -eq "$EXIT_INFRA" ] || [ "$krc" -eq "$EXIT_INFRA" ]; then
+		exit "$EXIT_INFRA"
+	fi
+	[ "$src" -eq 0 ] && [ "$krc" -eq 0 ] || exit "$EXIT_FAIL"
+	exit "$EXIT_PASS"
 }
 
 main

@@ -87,12 +87,13 @@ series=$(cd "$(dirname "$series")" && pwd)/$(basename "$series")
 
 BENCH_BUILD_DIR=build-bench
 
-# bench_kernel NAME PREPARE-ARGS...: build, boot, collect NAME.jsonl
+# bench_kernel NAME TREE PREPARE-ARGS...: build, boot, collect NAME.jsonl
 bench_kernel() {
-	local name=$1 tree modes stage out t0
-	shift
+	local name=$1 tree_name=$2 tree modes stage out t0
+	shift 2
 	t0=$(now)
-	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "$@") || exit $?
+	lock_tree "$tree_name"
+	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" --name "$tree_name" "$@") || exit $?
 	modes=compound,enosys,eopnotsupp
 	[ "$name" = stock ] && modes=stock
 	(
@@ -136,11 +137,11 @@ main() {
 	export_build_env
 	local inputs=()
 	if [[ ",$kernels," == *,patched,* ]]; then
-		bench_kernel patched --series "$series"
+		bench_kernel patched patched --series "$series"
 		inputs+=("$results/patched.jsonl")
 	fi
 	if [[ ",$kernels," == *,stock,* ]]; then
-		bench_kernel stock --baseline
+		bench_kernel stock baseline --baseline
 		inputs+=("$results/stock.jsonl")
 	fi
 	python3 "$FUSEGATE_ROOT/bench/report.py" --json "$results/bench.json" \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Kernel-style checks of a patch series: checkpatch --strict on every patch,
 # and every patch building on its own with W=1 and sparse clean for fs/fuse.
-set -euo pipefail
+set -Eeuo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
+trap_unexpected_errors
 
 usage() {
 	cat <<EOF
@@ -117,6 +118,7 @@ build_each() {
 main() {
 	local tree rc=0
 	mkdir -p "$results"
+	lock_tree check
 	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" --name check "${prep_args[@]}") || exit $?
 	export_build_env
 	cd "$tree"

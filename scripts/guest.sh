@@ -24,6 +24,31 @@ guest_build_kernel() {
 	fi
 }
 
+# guest_seed_build BUILD_DIR SEED_TREE
+# A tree's first guest build can start from the guest build of another tree
+# of the same base (the gate's base tree): copy it, then make every file
+# this tree's commits change newer than anything copied, so that Kbuild
+# compiles exactly what differs.  Only when BUILD_DIR does not exist yet
+# and SEED_TREE sits on the same base commit without commits of its own.
+guest_seed_build() {
+	local dir=$1 seed=$2 base seed_base seed_head
+	[ ! -e "$dir" ] || return 0
+	[ -f "$seed/$dir/.config" ] && [ -f "$seed/$dir/vmlinux" ] || return 0
+	base=$(git rev-parse fusegate-base)
+	seed_base=$(git -C "$seed" rev-parse fusegate-base)
+	seed_head=$(git -C "$seed" rev-parse HEAD)
+	if [ "$(git rev-parse "$base^{tree}")" != "$(git -C "$seed" rev-parse "$seed_base^{tree}")" ] ||
+	   [ "$seed_head" != "$seed_base" ]; then
+		log "not seeding the build from $seed: not the bare base of this tree"
+		return 0
+	fi
+	log "seeding the guest build from $seed/$dir"
+	cp -a "$seed/$dir" "$dir.seed" || die_infra "could not copy $seed/$dir"
+	mv "$dir.seed" "$dir"
+	rm -rf "$dir/fusegate"
+	git diff --name-only -z fusegate-base HEAD -- | xargs -0 -r touch -c --
+}
+
 # guest_initramfs ROOT CPIO
 # Add busybox and /init (selftests/guest/init) to ROOT, which the caller has
 # filled (tests/, etc/fusegate.env), and pack it into CPIO.
@@ -43,6 +68,8 @@ guest_initramfs() {
 # QEMU ended by itself, 124 when the time limit stopped it.
 guest_boot() {
 	local kernel=$1 cpio=$2 console=$3 output=$4 limit=$5 accel=(-accel tcg)
+	# GUEST_KUNIT=1: the kernel's built-in KUnit suites run while it boots
+	local kunit_enable=${GUEST_KUNIT:-0}
 	if [ "${GUEST_KVM:-0}" -eq 1 ]; then
 		if [ -w /dev/kvm ]; then
 			accel=(-accel kvm -cpu max)
@@ -58,7 +85,7 @@ guest_boot() {
 	timeout --kill-after=10 "$limit" qemu-system-x86_64 -nodefaults -nographic \
 		-no-reboot -m 2048 -smp 2 "${accel[@]}" -bios /usr/share/qemu/qboot.rom \
 		-kernel "$kernel" -initrd "$cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=0 rdinit=/init" \
+		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=$kunit_enable rdinit=/init" \
 		-chardev "file,id=con,path=$console" -serial chardev:con \
 		-chardev "file,id=out,path=$output" -serial chardev:out \
 		-monitor none < /dev/null > "$(dirname "$console")/qemu.log" 2>&1

@@ -1,24 +1,26 @@
 #!/usr/bin/env python3
-"""Turn KTAP output and a guest console log into a verdict.
+"""Turn KTAP output and a guest console log into a runner's verdict.
 
-Reads a KTAP (or kselftest TAP) file, counts the leaf test cases per
-top-level suite, scans the console log for kernel splats, prints a summary
-table, and writes a JSON summary and a JUnit XML file.
+Parses a KTAP (KUnit) or TAP 13 (kselftest) file with kunit.py's own
+parser (tools/testing/kunit/kunit_parser.py of the kernel tree), counts
+the leaf test cases per top-level suite, scans the console log for kernel
+splats, prints a summary table, and writes summary.json (scripts/results.py)
+and JUnit XML.
 
 Exit status: 0 pass, 1 test failure or splat, 3 infrastructure error (no
-KTAP, no plan, plan and results disagree).
+KTAP, a plan and results that disagree, no test at all).
 """
 
 import argparse
-import json
+import io
+import os
 import re
 import sys
-from xml.sax.saxutils import escape, quoteattr
 
-EXIT_PASS, EXIT_FAIL, EXIT_INFRA = 0, 1, 3
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import JUnitCase, Status, Summary, Verdict, save_summary, write_junit  # noqa: E402
 
-RESULT = re.compile(r'^(?P<ok>ok|not ok) (?P<num>\d+)(?: -)? ?(?P<name>[^#]*?)\s*(?:#\s*(?P<directive>.*))?$')
-PLAN = re.compile(r'^1\.\.(\d+)')
+EXIT = {Verdict.PASS: 0, Verdict.FAIL: 1, Verdict.INFRA: 3}
 
 # What a kernel prints when something went wrong, whatever the tests said
 SPLATS = [
@@ -33,6 +35,7 @@ SPLATS = [
     re.compile(r'KASAN: '),
     re.compile(r'UBSAN: '),
     re.compile(r'KFENCE: '),
+    re.compile(r'kmemleak: .*new suspected memory leaks'),
     re.compile(r'possible circular locking dependency'),
     re.compile(r'possible recursive locking'),
     re.compile(r'inconsistent lock state'),
@@ -42,65 +45,55 @@ SPLATS = [
     re.compile(r'RCU detected stall|rcu_sched self-detected stall'),
 ]
 
+LOG_LINES = 40      # the end of a case's log that goes into the results
 
-def parse_ktap(lines, default_suite):
-    """Return (plan, top-level results count, {suite: {case: status}})."""
-    suites = {}
-    pending = []          # leaves seen below the next top-level result
-    plan = None
-    top_results = 0
-    last_depth_result = {}
-    started = False
-    for raw in lines:
-        line = raw.rstrip('\n')
-        stripped = line.lstrip(' ')
-        depth = (len(line) - len(stripped)) // 4
-        if stripped.startswith(('KTAP version', 'TAP version')):
-            started = True
-            continue
-        if not started:
-            continue
-        m = PLAN.match(stripped)
-        if m and depth == 0 and plan is None:
-            plan = int(m.group(1))
-            continue
-        m = RESULT.match(stripped)
-        if not m:
-            continue
-        directive = (m.group('directive') or '').strip()
-        if directive.upper().startswith('SKIP'):
-            status = 'SKIP'
-        elif m.group('ok') == 'ok':
-            status = 'PASS'
-        else:
-            status = 'FAIL'
-        name = m.group('name').strip() or 'test %s' % m.group('num')
-        # a result with deeper results just before it is a group
-        is_group = last_depth_result.get(depth + 1, False)
-        last_depth_result[depth + 1] = False
-        last_depth_result[depth] = True
-        if depth == 0:
-            top_results += 1
-            if pending or is_group:
-                cases = suites.setdefault(name, {})
-                for case, st in pending:
-                    cases[case] = st
-                if not pending:
-                    cases['(suite)'] = status
-                elif status == 'FAIL' and all(st != 'FAIL' for _, st in pending):
-                    # the suite failed without a failing case: a crash
-                    cases['(suite result)'] = 'FAIL'
-                pending = []
+
+def load_kunit_parser(kunit_dir):
+    sys.path.insert(0, kunit_dir)
+    try:
+        import kunit_parser
+    except ImportError as e:
+        raise SystemExit('INFRA ERROR: kunit.py\'s parser not found in %s (%s)' % (kunit_dir, e))
+    return kunit_parser
+
+
+def leaf_status(kp, status):
+    return {kp.TestStatus.SUCCESS: Status.PASS,
+            kp.TestStatus.SKIPPED: Status.SKIP,
+            kp.TestStatus.NO_TESTS: Status.SKIP}.get(status, Status.FAIL)
+
+
+def flatten(kp, main, default_suite):
+    """({suite: {case: Status}}, {suite: {case: log}}) of a parsed run.
+
+    A top-level test with subtests is a suite whose cases are its leaves
+    (a parameterised case gives 'case.param'); a top-level leaf is a case
+    of default_suite, as kselftest writes them.
+    """
+    suites, logs = {}, {}
+
+    def add(suite, case, test):
+        suites.setdefault(suite, {})[case] = leaf_status(kp, test.status)
+        logs.setdefault(suite, {})[case] = '\n'.join(test.log[-LOG_LINES:])
+
+    def leaves(suite, test, prefix):
+        for t in test.subtests:
+            name = (prefix + '.' if prefix else '') + (t.name or 'test')
+            if t.subtests:
+                leaves(suite, t, name)
             else:
-                suites.setdefault(default_suite, {})[name] = status
-        elif not is_group:
-            pending.append((name, status))
-    if pending:
-        # results after the last top-level line: the run was cut short
-        cases = suites.setdefault('(unfinished)', {})
-        for case, st in pending:
-            cases[case] = st
-    return plan, top_results, suites
+                add(suite, name, t)
+
+    for top in main.subtests:
+        if top.subtests:
+            leaves(top.name, top, '')
+            if (top.status in (kp.TestStatus.FAILURE, kp.TestStatus.TEST_CRASHED) and
+                    Status.FAIL not in suites.get(top.name, {}).values()):
+                # the suite failed without a failing case: a crash
+                add(top.name, '(suite result)', top)
+        else:
+            add(default_suite, top.name or 'test', top)
+    return suites, logs
 
 
 def scan_splats(path, expected):
@@ -116,40 +109,14 @@ def scan_splats(path, expected):
                 continue
             where = ''
             if 'where' in pat.groupindex:
-                where = '%s:%s' % (re.sub(r':\d+$', '', m.group('where')), m.group('func').split('+')[0])
+                where = '%s:%s' % (re.sub(r':\d+$', '', m.group('where')),
+                                   m.group('func').split('+')[0])
             if where and where in expected:
                 tolerated.append(line.strip())
             else:
                 found.append(line.strip())
             break
     return found, tolerated
-
-
-def write_junit(path, suites, splats):
-    out = ['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites>']
-    for suite, cases in suites.items():
-        fails = sum(1 for s in cases.values() if s == 'FAIL')
-        skips = sum(1 for s in cases.values() if s == 'SKIP')
-        out.append('  <testsuite name=%s tests="%d" failures="%d" skipped="%d">'
-                   % (quoteattr(suite), len(cases), fails, skips))
-        for case, st in cases.items():
-            out.append('    <testcase classname=%s name=%s>' % (quoteattr(suite), quoteattr(case)))
-            if st == 'FAIL':
-                out.append('      <failure message="failed"/>')
-            elif st == 'SKIP':
-                out.append('      <skipped/>')
-            out.append('    </testcase>')
-        out.append('  </testsuite>')
-    if splats:
-        out.append('  <testsuite name="kernel-log" tests="1" failures="1" skipped="0">')
-        out.append('    <testcase classname="kernel-log" name="no splat in the guest log">')
-        out.append('      <failure message=%s>%s</failure>'
-                   % (quoteattr('%d kernel splat(s)' % len(splats)), escape('\n'.join(splats))))
-        out.append('    </testcase>')
-        out.append('  </testsuite>')
-    out.append('</testsuites>')
-    with open(path, 'w') as f:
-        f.write('\n'.join(out) + '\n')
 
 
 def main():
@@ -160,6 +127,8 @@ def main():
     ap.add_argument('--expect-warn', action='append', default=[],
                     help='FILE:FUNCTION of a WARN the tests provoke on purpose')
     ap.add_argument('--suite', default='tests', help='suite name for top-level tests')
+    ap.add_argument('--kunit-dir', default='tools/testing/kunit',
+                    help="directory of kunit.py's parser (default: the tree's)")
     ap.add_argument('--json', help='write the summary here')
     ap.add_argument('--junit', help='write JUnit XML here')
     ap.add_argument('--title', default='Results')
@@ -167,6 +136,7 @@ def main():
                     help='the run ended early; with a splat in the console that is '
                     'a test failure, without one an infrastructure error')
     args = ap.parse_args()
+    kp = load_kunit_parser(args.kunit_dir)
 
     infra = None
     try:
@@ -174,47 +144,49 @@ def main():
     except OSError as e:
         lines = []
         infra = 'no KTAP output (%s)' % e
-    plan, top, suites = parse_ktap(lines, args.suite)
+    # kunit.py's own account of the run, as it prints it, then ours
+    parser_out = io.StringIO()
+    kp.stdout._output = parser_out
+    main_test = kp.parse_run_tests(lines)
+    sys.stdout.write(parser_out.getvalue())
+    suites, logs = flatten(kp, main_test, args.suite)
     if infra is None:
-        if not any(l.lstrip().startswith(('KTAP version', 'TAP version')) for l in lines):
+        if main_test.status == kp.TestStatus.FAILURE_TO_PARSE_TESTS:
             infra = 'no KTAP output'
-        elif plan is None:
-            infra = 'no plan line in the KTAP output'
-        elif plan != top:
-            infra = 'plan announces %d results, %d reported' % (plan, top)
+        elif main_test.status == kp.TestStatus.NO_TESTS or not suites:
+            infra = 'no test ran'
+        elif main_test.counts.errors:
+            errs = [l for l in parser_out.getvalue().splitlines() if '[ERROR]' in l]
+            infra = 'the KTAP output does not add up: %s' % (
+                re.sub(r'^.*\[ERROR\]\s*', '', errs[0]) if errs else
+                '%d parse error(s)' % main_test.counts.errors)
     splats, tolerated = ([], [])
     if args.console:
         splats, tolerated = scan_splats(args.console, set(args.expect_warn))
 
-    totals = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
-    rows = []
-    for suite, cases in suites.items():
-        c = {k: sum(1 for s in cases.values() if s == k) for k in totals}
-        for k in totals:
-            totals[k] += c[k]
-        rows.append((suite, c['PASS'], c['FAIL'], c['SKIP']))
-
+    summary = Summary(verdict=Verdict.PASS, suites=suites, logs=logs, splats=splats,
+                      tolerated_warnings=tolerated)
     if infra and splats and args.cut_short_by_crash:
         # the kernel died under the tests: that is the series' fault
         infra = None
-        totals['FAIL'] += 1
-        suites.setdefault(args.suite, {})['(run cut short by a kernel crash)'] = 'FAIL'
+        suites.setdefault(args.suite, {})['(run cut short by a kernel crash)'] = Status.FAIL
     if infra:
-        verdict = 'INFRA'
-    elif totals['FAIL'] or splats:
-        verdict = 'FAIL'
-    else:
-        verdict = 'PASS'
+        summary.verdict, summary.infra_error = Verdict.INFRA, infra
+    elif summary.counts()[Status.FAIL] or splats:
+        summary.verdict = Verdict.FAIL
 
+    totals = summary.counts()
+    rows = [(s, summary.counts(s)) for s in suites]
     width = max([len(r[0]) for r in rows] + [len('suite'), len('total')])
     print()
-    print('%s: %s' % (args.title, verdict))
+    print('%s: %s' % (args.title, summary.verdict.value))
     print('  %-*s %7s %7s %7s' % (width, 'suite', 'passed', 'failed', 'skipped'))
     print('  ' + '-' * (width + 24))
-    for r in rows:
-        print('  %-*s %7d %7d %7d' % (width, r[0], r[1], r[2], r[3]))
+    for s, c in rows:
+        print('  %-*s %7d %7d %7d' % (width, s, c[Status.PASS], c[Status.FAIL], c[Status.SKIP]))
     print('  ' + '-' * (width + 24))
-    print('  %-*s %7d %7d %7d' % (width, 'total', totals['PASS'], totals['FAIL'], totals['SKIP']))
+    print('  %-*s %7d %7d %7d' % (width, 'total', totals[Status.PASS], totals[Status.FAIL],
+                                  totals[Status.SKIP]))
     if tolerated:
         print('  %d warning(s) provoked on purpose by the tests (%s)'
               % (len(tolerated), ', '.join(args.expect_warn)))
@@ -222,23 +194,24 @@ def main():
         print('  KERNEL SPLAT: %s' % s)
     if infra:
         print('  INFRA ERROR: %s' % infra)
-    for suite, cases in suites.items():
-        for case, st in cases.items():
-            if st == 'FAIL':
-                print('  FAILED: %s: %s' % (suite, case))
+    for (suite, case), st in summary.cases().items():
+        if st == Status.FAIL:
+            print('  FAILED: %s: %s' % (suite, case))
     # the plain closing line CI systems read
-    print('%d passed, %d failed, %d skipped' % (totals['PASS'], totals['FAIL'] + len(splats), totals['SKIP']))
+    print('%d passed, %d failed, %d skipped' % (totals[Status.PASS],
+                                                totals[Status.FAIL] + len(splats),
+                                                totals[Status.SKIP]))
 
-    summary = {
-        'verdict': verdict, 'infra_error': infra, 'totals': totals,
-        'suites': suites, 'splats': splats, 'tolerated_warnings': tolerated,
-    }
     if args.json:
-        with open(args.json, 'w') as f:
-            json.dump(summary, f, indent=1)
+        save_summary(args.json, summary)
     if args.junit:
-        write_junit(args.junit, suites, splats)
-    return {'PASS': EXIT_PASS, 'FAIL': EXIT_FAIL, 'INFRA': EXIT_INFRA}[verdict]
+        cases = [JUnitCase(s, c, st, log=summary.log_of(s, c))
+                 for (s, c), st in summary.cases().items()]
+        if splats:
+            cases.append(JUnitCase('kernel-log', 'no splat in the guest log', Status.SPLAT,
+                                   '%d kernel splat(s)' % len(splats), '\n'.join(splats)))
+        write_junit(args.junit, args.title, cases)
+    return EXIT[summary.verdict]
 
 
 if __name__ == '__main__':

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Prove that the KUnit suites can fail: break each check of the compound
 # reply parser in turn (remove it, or invert it) and expect the run to fail.
-set -euo pipefail
+set -Eeuo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
+trap_unexpected_errors
 
 usage() {
 	cat <<EOF
@@ -79,6 +80,7 @@ main() {
 	local tree survived=0 m id rule what subst rc table
 	mkdir -p "$FUSEGATE_ROOT/results"
 	table="$FUSEGATE_ROOT/results/mutants-$runner.txt"
+	lock_tree mutant
 	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" --name mutant) || exit $?
 	printf '%-20s %-5s %-50s %s\n' mutant rule change result > "$table"
 	for m in "${MUTANTS[@]}"; do
@@ -94,7 +96,7 @@ main() {
 		fi
 		log "mutant $id ($what)"
 		set +e
-		"$FUSEGATE_ROOT/run_$runner.sh" --name mutant --jobs "$jobs" \
+		"$FUSEGATE_ROOT/run_$runner.sh" --prepared "$tree" --jobs "$jobs" \
 			--results "$FUSEGATE_ROOT/results/mutant-$runner-$id" \
 			> "$FUSEGATE_ROOT/results/mutant-$runner-$id.log" 2>&1
 		rc=$?

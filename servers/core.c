@@ -611,13 +611,42 @@ const struct srv_record *srv_log_find(const struct srv_log *log,
 	return NULL;
 }
 
+const struct srv_record *srv_log_find_raw(const struct srv_log *log,
+					  unsigned int nth)
+{
+	unsigned int i, total = __atomic_load_n(&log->n, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < total; i++)
+		if (log->rec[i].opcode == SRV_RAW_WRITE && !nth--)
+			return &log->rec[i];
+	return NULL;
+}
+
 /* --- replies --- */
 
-static void send_reply(struct srv *s, struct srv_record *rec, void *buf,
-		       size_t len)
+/*
+ * Write a reply the server built, after the behaviour (compounds) and the
+ * test's own edit_reply have had their say; log what the kernel made of
+ * the write.
+ */
+static void send_reply(struct srv *s, struct srv_record *rec,
+		       const struct fuse_in_header *req, struct srv_reply *r)
 {
-	ssize_t ret = write(s->fd, buf, len);
+	struct fuse_out_header *oh = (void *)r->buf;
+	ssize_t ret;
 
+	r->fd = s->fd;
+	r->log = s->cfg->log;
+	oh->len = r->len;
+	if (s->cfg->edit_reply && req)
+		s->cfg->edit_reply(s->cfg, req, r);
+	if (r->drop) {
+		if (rec)
+			__atomic_store_n(&rec->replied, true, __ATOMIC_RELEASE);
+		notify(s);
+		return;
+	}
+	ret = write(s->fd, r->buf, r->len);
 	if (rec) {
 		rec->write_errno = ret < 0 ? errno : 0;
 		__atomic_store_n(&rec->replied, true, __ATOMIC_RELEASE);
@@ -625,25 +654,60 @@ static void send_reply(struct srv *s, struct srv_record *rec, void *buf,
 	notify(s);
 }
 
-static void reply(struct srv *s, struct srv_record *rec, uint64_t unique,
-		  int error, const void *payload, size_t len)
+/* A plain reply: the header, and the payload unless it is an error */
+static void reply(struct srv *s, struct srv_record *rec,
+		  const struct fuse_in_header *req, uint64_t unique, int error,
+		  const void *payload, size_t len)
 {
-	struct fuse_out_header oh = {
-		.len = sizeof(oh) + (error ? 0 : len),
-		.error = error,
-		.unique = unique,
-	};
-	struct iovec iov[2] = {
-		{ &oh, sizeof(oh) },
-		{ (void *)payload, error ? 0 : len },
-	};
-	ssize_t ret = writev(s->fd, iov, 2);
+	static unsigned char out[BUF_SIZE];
+	struct fuse_out_header *oh = (void *)out;
+	struct srv_reply r = { .buf = out };
 
-	if (rec) {
-		rec->write_errno = ret < 0 ? errno : 0;
-		__atomic_store_n(&rec->replied, true, __ATOMIC_RELEASE);
+	if (error)
+		len = 0;
+	memset(oh, 0, sizeof(*oh));
+	oh->error = error;
+	oh->unique = unique;
+	memcpy(out + sizeof(*oh), payload, len);
+	r.len = sizeof(*oh) + len;
+	send_reply(s, rec, req, &r);
+}
+
+int srv_write_raw(struct srv_reply *r, const void *buf, size_t len)
+{
+	const struct fuse_out_header *oh = buf;
+	struct srv_log *log = r->log;
+	ssize_t ret = write(r->fd, buf, len);
+	int err = ret < 0 ? errno : 0;
+
+	if (log && log->n < SRV_LOG_MAX) {
+		struct srv_record *rec = &log->rec[log->n];
+
+		memset(rec, 0, sizeof(*rec));
+		rec->opcode = SRV_RAW_WRITE;
+		rec->len = len;
+		rec->unique = len >= sizeof(*oh) ? oh->unique : 0;
+		rec->arg = len >= sizeof(*oh) ? (uint32_t)oh->error : 0;
+		rec->write_errno = err;
+		rec->replied = true;
+		__atomic_add_fetch(&log->n, 1, __ATOMIC_RELEASE);
 	}
-	notify(s);
+	return err;
+}
+
+int srv_write_notify(struct srv_reply *r, int code, const void *payload,
+		     size_t len)
+{
+	unsigned char buf[sizeof(struct fuse_out_header) + 8192];
+	struct fuse_out_header *oh = (void *)buf;
+
+	if (len > sizeof(buf) - sizeof(*oh))
+		return EINVAL;
+	memset(oh, 0, sizeof(*oh));
+	oh->len = sizeof(*oh) + len;
+	oh->error = code;
+	memcpy(oh + 1, payload, len);
+	return srv_write_raw(r, buf, oh->len);
 }
 
 /* --- compounds --- */
@@ -663,11 +727,11 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 
 	switch (s->cfg->behaviour) {
 	case SRV_COMPOUND_ENOSYS:
-		return reply(s, rec, ih->unique, -ENOSYS, NULL, 0);
+		return reply(s, rec, ih, ih->unique, -ENOSYS, NULL, 0);
 	case SRV_COMPOUND_EOPNOTSUPP:
-		return reply(s, rec, ih->unique, -EOPNOTSUPP, NULL, 0);
+		return reply(s, rec, ih, ih->unique, -EOPNOTSUPP, NULL, 0);
 	case SRV_COMPOUND_EINVAL:
-		return reply(s, rec, ih->unique, -EINVAL, NULL, 0);
+		return reply(s, rec, ih, ih->unique, -EINVAL, NULL, 0);
 	case SRV_DIES_MID_COMPOUND:
 		/* the request is read: close /dev/fuse with it in flight */
 		exit(0);
@@ -722,8 +786,7 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 	}
 	r.nsubs = i;
 	srv_break_reply(s->cfg, &r);
-	oh->len = r.len;
-	send_reply(s, rec, out, r.len);
+	send_reply(s, rec, ih, &r);
 }
 
 /* --- the loop --- */
@@ -747,8 +810,8 @@ static int do_init(struct srv *s, const struct fuse_in_header *ih)
 	out.congestion_threshold = 12;
 	out.max_write = MAX_WRITE;
 	out.time_gran = 1;
-	reply(s, log_request(s, ih, false, FUSE_COMPOUND_NO_DEP, 0), ih->unique, 0,
-	      &out, sizeof(out));
+	reply(s, log_request(s, ih, false, FUSE_COMPOUND_NO_DEP, 0), ih, ih->unique,
+	      0, &out, sizeof(out));
 	return in->major == FUSE_KERNEL_VERSION ? 0 : -EPROTO;
 }
 
@@ -757,7 +820,7 @@ static void answer_interrupted(struct srv *s)
 {
 	if (!s->stalled_unique || !s->interrupted)
 		return;
-	reply(s, NULL, s->stalled_unique, -EINTR, NULL, 0);
+	reply(s, NULL, NULL, s->stalled_unique, -EINTR, NULL, 0);
 	s->stalled_unique = 0;
 	s->interrupted = false;
 }
@@ -800,12 +863,12 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 		return;
 	}
 	case FUSE_DESTROY:
-		reply(s, rec, ih->unique, 0, NULL, 0);
+		reply(s, rec, ih, ih->unique, 0, NULL, 0);
 		return;
 	default:
 		err = do_op(s, ih->opcode, ih->nodeid, ih + 1, len - sizeof(*ih),
 			    out, &out_len);
-		reply(s, rec, ih->unique, err, out, out_len);
+		reply(s, rec, ih, ih->unique, err, out, out_len);
 	}
 }
 

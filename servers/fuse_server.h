@@ -118,6 +118,8 @@ enum srv_behaviour {
 enum srv_target { SRV_TARGET_FIRST, SRV_TARGET_LAST };
 
 #define SRV_LOG_MAX 32768
+/* The opcode of a log record for a write of the test's own (srv_write_raw) */
+#define SRV_RAW_WRITE	0x7fff0000
 
 struct srv_record {
 	uint32_t opcode;
@@ -138,6 +140,8 @@ struct srv_log {
 	struct srv_record rec[SRV_LOG_MAX];
 };
 
+struct srv_reply;
+
 struct srv_config {
 	const char *mountpoint;
 	enum srv_behaviour behaviour;
@@ -153,6 +157,15 @@ struct srv_config {
 	int notify_fd;			/* a byte per logged request, or -1 */
 	int control_fd;			/* a byte from the test: answer the
 					 * interrupted compound now; -1: at once */
+	/*
+	 * The test's hand in the exchange: called with each reply before it is
+	 * written (after the behaviour's), with the request it answers.  It
+	 * may change anything in @r, drop it, or write something else first
+	 * (srv_write_raw); edit_arg is the test's to use.
+	 */
+	void (*edit_reply)(const struct srv_config *cfg,
+			   const struct fuse_in_header *req, struct srv_reply *r);
+	uint64_t edit_arg;
 };
 
 const char *srv_behaviour_name(enum srv_behaviour b);
@@ -176,14 +189,36 @@ unsigned int srv_log_count(const struct srv_log *log, uint32_t opcode,
 			   bool sub);
 const struct srv_record *srv_log_find(const struct srv_log *log,
 				      uint32_t opcode, unsigned int nth);
+/* The @nth write of the test's own (srv_write_raw), or NULL */
+const struct srv_record *srv_log_find_raw(const struct srv_log *log,
+					  unsigned int nth);
 
-/* Internal: the reply being built, for the behaviours */
+/*
+ * A reply the server is about to write: the correct one as the core built
+ * it, which a behaviour or the test's edit_reply may break.  buf holds the
+ * fuse_out_header (its len is set to len when the reply is written) and the
+ * payload; a compound's subreplies start at sub_off[0..nsubs-1].  drop: do
+ * not write it at all.
+ */
 struct srv_reply {
 	unsigned char *buf;
 	size_t len;
 	unsigned int nsubs;
 	size_t sub_off[FUSE_COMPOUND_MAX_OPS + 1];
+	bool drop;
+	int fd;				/* the server's /dev/fuse */
+	struct srv_log *log;
 };
+
+/*
+ * From an edit_reply function: write something else on /dev/fuse now (a
+ * second reply, a notification), logged as an SRV_RAW_WRITE record whose
+ * arg is the header's error field (a notification's code) and whose
+ * write_errno is what the kernel made of it.  Return that errno (0: taken).
+ */
+int srv_write_raw(struct srv_reply *r, const void *buf, size_t len);
+int srv_write_notify(struct srv_reply *r, int code, const void *payload,
+		     size_t len);
 
 /* Break a correct compound reply as the behaviour says; false: unchanged */
 bool srv_break_reply(const struct srv_config *cfg, struct srv_reply *r);

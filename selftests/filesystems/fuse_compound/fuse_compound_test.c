@@ -32,209 +32,8 @@
 #include <unistd.h>
 
 #include "../../kselftest_harness.h"
-#include "fuse_server.h"
 
-/* --- helpers --- */
-
-struct mnt {
-	char dir[64];
-	pid_t server;
-	struct srv_log *log;
-	int notify;		/* read end: a byte per server event */
-	int control;		/* write end: tells the server to answer */
-};
-
-static bool expect_compound(void)
-{
-	const char *e = getenv("FUSEGATE_EXPECT_COMPOUND");
-
-	return !e || strcmp(e, "0");
-}
-
-/* Mount a server with @cfg on a fresh directory; the server runs in a child */
-static int mnt_start(struct mnt *m, struct srv_config cfg)
-{
-	int pipefd[2], ctl[2], fd;
-
-	snprintf(m->dir, sizeof(m->dir), "/tmp/fusegate.XXXXXX");
-	if (!mkdtemp(m->dir))
-		return -errno;
-	m->log = srv_log_create();
-	if (!m->log || pipe2(pipefd, O_CLOEXEC) || pipe2(ctl, O_CLOEXEC))
-		return -ENOMEM;
-	fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
-	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
-	fd = srv_mount(m->dir);
-	if (fd < 0)
-		return fd;
-	cfg.mountpoint = m->dir;
-	cfg.log = m->log;
-	cfg.notify_fd = pipefd[1];
-	cfg.control_fd = ctl[0];
-	m->server = fork();
-	if (m->server < 0)
-		return -errno;
-	if (m->server == 0) {
-		close(pipefd[0]);
-		close(ctl[1]);
-		_exit(srv_run_fd(&cfg, fd));
-	}
-	/* only the server may hold /dev/fuse: its death must abort */
-	close(fd);
-	close(pipefd[1]);
-	close(ctl[0]);
-	m->notify = pipefd[0];
-	m->control = ctl[1];
-	return 0;
-}
-
-static void mnt_stop(struct mnt *m)
-{
-	if (umount2(m->dir, 0))
-		umount2(m->dir, MNT_DETACH);
-	if (m->server > 0) {
-		kill(m->server, SIGKILL);
-		waitpid(m->server, NULL, 0);
-	}
-	rmdir(m->dir);
-	munmap(m->log, sizeof(*m->log));
-	close(m->notify);
-	close(m->control);
-}
-
-static char *path(struct mnt *m, const char *name)
-{
-	static char buf[2][128];
-	static int i;
-
-	i ^= 1;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", m->dir, name);
-	return buf[i];
-}
-
-/* Block until the server reports its next event; false if it is gone */
-static bool next_event(struct mnt *m)
-{
-	char c;
-
-	return read(m->notify, &c, 1) == 1;
-}
-
-/* Block until the server has logged @n compounds */
-static bool wait_compounds(struct mnt *m, unsigned int n)
-{
-	while (__atomic_load_n(&m->log->compounds, __ATOMIC_ACQUIRE) < n)
-		if (!next_event(m))
-			return false;
-	return true;
-}
-
-/* Block until the server has written the reply to @rec */
-static bool wait_replied(struct mnt *m, const struct srv_record *rec)
-{
-	while (!__atomic_load_n(&rec->replied, __ATOMIC_ACQUIRE))
-		if (!next_event(m))
-			return false;
-	return true;
-}
-
-static unsigned int nreq(struct mnt *m)
-{
-	return __atomic_load_n(&m->log->n, __ATOMIC_ACQUIRE);
-}
-
-/* Requests (not subrequests) logged since record @from */
-static unsigned int round_trips_since(struct mnt *m, unsigned int from)
-{
-	unsigned int i, n = 0;
-
-	for (i = from; i < nreq(m); i++)
-		if (!m->log->rec[i].sub && m->log->rec[i].opcode != FUSE_INTERRUPT)
-			n++;
-	return n;
-}
-
-static unsigned int count_since(struct mnt *m, unsigned int from,
-				uint32_t opcode, bool sub)
-{
-	unsigned int i, n = 0;
-
-	for (i = from; i < nreq(m); i++)
-		if (m->log->rec[i].opcode == opcode && m->log->rec[i].sub == sub)
-			n++;
-	return n;
-}
-
-static const struct srv_record *compound_since(struct mnt *m, unsigned int from)
-{
-	unsigned int i;
-
-	for (i = from; i < nreq(m); i++)
-		if (m->log->rec[i].opcode == FUSE_COMPOUND && !m->log->rec[i].sub)
-			return &m->log->rec[i];
-	return NULL;
-}
-
-/* open(@name, @flags) and close it; 0 or -errno */
-static int open_close(struct mnt *m, const char *name, int flags)
-{
-	int fd = open(path(m, name), flags);
-
-	if (fd < 0)
-		return -errno;
-	return close(fd) ? -errno : 0;
-}
-
-static int open_append_write(struct mnt *m, const char *name)
-{
-	int fd = open(path(m, name), O_WRONLY | O_APPEND);
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, "x", 1) != 1) {
-		close(fd);
-		return -EIO;
-	}
-	return close(fd) ? -errno : 0;
-}
-
-static struct srv_config srv_cfg(enum srv_behaviour b, uint64_t entry,
-				 uint64_t attr)
-{
-	struct srv_config cfg = {
-		.behaviour = b, .entry_timeout = entry, .attr_timeout = attr,
-		.notify_fd = -1, .control_fd = -1,
-	};
-	return cfg;
-}
-
-/* On a kernel without compounds: none must have been sent; then SKIP */
-#define SKIP_WITHOUT_COMPOUND(m) do {					\
-	if (!expect_compound()) {					\
-		ASSERT_EQ(0, (m)->log->compounds);			\
-		SKIP(return, "kernel without FUSE_COMPOUND");		\
-	}								\
-} while (0)
-
-#define LONG 3600
-
-/*
- * A fixture whose server has one behaviour and fixed timeouts (seconds):
- * the mount is made before each test and undone after it.
- */
-#define SERVER_FIXTURE(name, behaviour, entry, attr)			\
-	FIXTURE(name) {							\
-		struct mnt m;						\
-	};								\
-	FIXTURE_SETUP(name)						\
-	{								\
-		ASSERT_EQ(0, mnt_start(&self->m,			\
-				       srv_cfg(behaviour, entry, attr))); \
-	}								\
-	FIXTURE_TEARDOWN(name)						\
-	{								\
-		mnt_stop(&self->m);					\
-	}
+#include "fuse_test.h"
 
 /* --- a compliant server --- */
 
@@ -684,6 +483,13 @@ TEST_F(dies, call_in_flight_gets_econnaborted_later_calls_enotconn)
 	ret = open_append_write(&self->m, "file");
 	SKIP_WITHOUT_COMPOUND(&self->m);
 	EXPECT_EQ(-ECONNABORTED, ret);
+	/*
+	 * The call in flight ends when the server's /dev/fuse is released,
+	 * a moment before the connection is marked gone.  Once the server has
+	 * exited, its release (and the abort in it) is over.
+	 */
+	ASSERT_EQ(self->m.server, waitpid(self->m.server, NULL, 0));
+	self->m.server = 0;
 	EXPECT_EQ(-1, stat(path(&self->m, "dir"), &st));
 	EXPECT_EQ(ENOTCONN, errno);
 	ASSERT_EQ(0, umount2(self->m.dir, 0));
