@@ -31,6 +31,7 @@ struct fr_case {
 	struct fr_sub subs[3];
 	size_t cut;		/* nonzero: the reply ends after this many bytes */
 	size_t trailing;	/* bytes appended after the last subreply */
+	u64 reserved[2];	/* fuse_compound_out's reserved fields */
 	/* expectations */
 	int ret;
 	int err0, err1;
@@ -54,7 +55,7 @@ static const struct fr_case fr_cases[] = {
 	{ "both fail", 2,
 	  { { 0, -EIO, OH, 0 }, { 1, -ENOTDIR, OH, 0 } },
 	  .err0 = -EIO, .err1 = -ENOTDIR },
-	{ "error -511 is in range", 2,
+	{ "sub_error_range: -511 is in range", 2,
 	  { { 0, -511, OH, 0 }, OK1 },
 	  .err0 = -511, .var_size = P1_VAR },
 	{ "variable out-arg shrinks", 2,
@@ -64,60 +65,65 @@ static const struct fr_case fr_cases[] = {
 	  { OK0, { 1, 0, OH + P1_FIXED, P1_FIXED } },
 	  .var_size = 0 },
 
-	/* rule 1: the bytes written do not cover what is declared */
-	{ "cut before compound_out", 2, { OK0, OK1 }, .cut = OH, REJECT },
-	{ "cut inside compound_out", 2, { OK0, OK1 }, .cut = OH + 8, REJECT },
-	{ "cut inside the first subreply header", 2, { OK0, OK1 },
+	/* rule 1, cut_in_*: the bytes written do not cover what is declared */
+	{ "cut_in_compound_out: before it", 2, { OK0, OK1 }, .cut = OH, REJECT },
+	{ "cut_in_compound_out: inside it", 2, { OK0, OK1 }, .cut = OH + 8, REJECT },
+	{ "cut_in_subheader: the first", 2, { OK0, OK1 },
 	  .cut = OH + CO + 8, REJECT },
-	{ "cut after the first subreply header", 2, { OK0, OK1 },
+	{ "cut_in_payload: none after the first header", 2, { OK0, OK1 },
 	  .cut = OH + CO + OH, REJECT },
-	{ "cut inside the first payload", 2, { OK0, OK1 },
+	{ "cut_in_payload: the first", 2, { OK0, OK1 },
 	  .cut = OH + CO + OH + 50, REJECT },
-	{ "cut inside the second subreply header", 2, { OK0, OK1 },
+	{ "cut_in_subheader: the second", 2, { OK0, OK1 },
 	  .cut = OH + CO + OH + P0 + 4, REJECT },
-	{ "cut one byte short of the end", 2, { OK0, OK1 },
+	{ "cut_in_payload: one byte short of the end", 2, { OK0, OK1 },
 	  .cut = FULL - 1, REJECT },
-	{ "one subreply for two ops", 1, { OK0 }, REJECT },
-	/* rule 2: bytes left over */
-	{ "one trailing byte", 2, { OK0, OK1 }, .trailing = 1, REJECT },
-	{ "a trailing subreply header", 2, { OK0, OK1 },
+	{ "cut_in_subheader: one subreply for two ops", 1, { OK0 }, REJECT },
+	/* rule 2, trailing_bytes: bytes left over */
+	{ "trailing_bytes: one byte", 2, { OK0, OK1 }, .trailing = 1, REJECT },
+	{ "trailing_bytes: a subreply header", 2, { OK0, OK1 },
 	  .trailing = OH, REJECT },
-	{ "three subreplies for two ops", 3,
+	{ "trailing_bytes: three subreplies for two ops", 3,
 	  { OK0, OK1, { 2, -ENOENT, OH, 0 } }, REJECT },
-	/* rule 3: unique is not the index */
-	{ "uniques reordered", 2,
+	/* rule 3, sub_unique: unique is not the index */
+	{ "sub_unique: reordered", 2,
 	  { { 1, 0, OH + P0, P0 }, { 0, 0, OH + P1, P1 } }, REJECT },
-	{ "unique duplicated", 2,
+	{ "sub_unique: duplicated", 2,
 	  { OK0, { 0, 0, OH + P1, P1 } }, REJECT },
-	{ "unique 0 skipped", 2,
+	{ "sub_unique: 0 skipped", 2,
 	  { { 1, 0, OH + P0, P0 }, { 2, 0, OH + P1, P1 } }, REJECT },
-	{ "unique of the last skipped", 2,
+	{ "sub_unique: the last skipped", 2,
 	  { OK0, { 2, 0, OH + P1, P1 } }, REJECT },
-	/* rule 4: len below the header */
-	{ "first len below header", 2,
+	/* rule 4, sublen_below_header */
+	{ "sublen_below_header: the first", 2,
 	  { { 0, 0, OH - 1, 0 }, OK1 }, REJECT },
-	{ "last len zero", 2, { OK0, { 1, -ENOENT, 0, 0 } }, REJECT },
-	/* rule 5: error out of range */
-	{ "first error positive", 2, { { 0, 5, OH, 0 }, OK1 }, REJECT },
-	{ "last error positive", 2, { OK0, { 1, 1, OH, 0 } }, REJECT },
-	{ "first error -512", 2, { { 0, -512, OH, 0 }, OK1 }, REJECT },
-	{ "last error far below -512", 2,
+	{ "sublen_below_header: the last, zero", 2, { OK0, { 1, -ENOENT, 0, 0 } }, REJECT },
+	/* rule 5, sub_error_range */
+	{ "sub_error_range: the first positive", 2, { { 0, 5, OH, 0 }, OK1 }, REJECT },
+	{ "sub_error_range: the last positive", 2, { OK0, { 1, 1, OH, 0 } }, REJECT },
+	{ "sub_error_range: the first -512", 2, { { 0, -512, OH, 0 }, OK1 }, REJECT },
+	{ "sub_error_range: the last far below -512", 2,
 	  { OK0, { 1, -100000, OH, 0 } }, REJECT },
-	/* rule 6: error with a payload */
-	{ "first error with payload", 2,
+	/* rule 6, error_with_payload */
+	{ "error_with_payload: the first", 2,
 	  { { 0, -ENOENT, OH + 8, 8 }, OK1 }, REJECT },
-	{ "last error with payload", 2,
+	{ "error_with_payload: the last", 2,
 	  { OK0, { 1, -ENOENT, OH + P1, P1 } }, REJECT },
-	/* rule 7: payload does not match the out-args */
-	{ "fixed payload too long", 2,
+	/* rule 7, payload_mismatch: payload does not match the out-args */
+	{ "payload_mismatch: fixed too long", 2,
 	  { { 0, 0, OH + P0 + 8, P0 + 8 }, OK1 }, REJECT },
-	{ "fixed payload too short", 2,
+	{ "payload_mismatch: fixed too short", 2,
 	  { { 0, 0, OH + P0 - 8, P0 - 8 }, OK1 }, REJECT },
-	{ "fixed payload empty", 2, { { 0, 0, OH, 0 }, OK1 }, REJECT },
-	{ "variable payload too long", 2,
+	{ "payload_mismatch: fixed empty", 2, { { 0, 0, OH, 0 }, OK1 }, REJECT },
+	{ "payload_mismatch: variable too long", 2,
 	  { OK0, { 1, 0, OH + P1 + 1, P1 + 1 } }, REJECT },
-	{ "variable out-arg shrinks too far", 2,
+	{ "payload_mismatch: variable shrinks too far", 2,
 	  { OK0, { 1, 0, OH + P1_FIXED - 4, P1_FIXED - 4 } }, REJECT },
+	/* rule 8, compound_out_reserved: its reserved fields are zero */
+	{ "compound_out_reserved: [0] set", 2, { OK0, OK1 },
+	  .reserved = { 1, 0 }, REJECT },
+	{ "compound_out_reserved: [1] set", 2, { OK0, OK1 },
+	  .reserved = { 0, 1ULL << 63 }, REJECT },
 };
 
 static void fr_case_desc(const struct fr_case *c, char *desc)
@@ -136,7 +142,7 @@ static size_t fr_serve(struct fk_ctx *ctx, const u8 *req, size_t len,
 	unsigned int i;
 
 	fk_reply_start(&r, reply, ih->unique, 0);
-	fk_reply_compound_out(&r);
+	fk_reply_put(&r, c->reserved, sizeof(struct fuse_compound_out));
 	for (i = 0; i < c->nsubs; i++)
 		fk_reply_sub(&r, c->subs[i].unique, c->subs[i].error,
 			     c->subs[i].len, c->subs[i].payload);
@@ -191,6 +197,8 @@ static void compound_reply_validated(struct kunit *test)
 	/* a rejected reply is final: no fallback, one round trip */
 	KUNIT_EXPECT_EQ(test, ctx->nrequests, 1U);
 	KUNIT_EXPECT_FALSE(test, ctx->fc->no_compound);
+	/* only a valid reply tells that compounds work */
+	KUNIT_EXPECT_EQ(test, (bool)ctx->fc->compound_ok, !c->ret);
 	if (!c->ret && !c->err1)
 		KUNIT_EXPECT_EQ(test, a1.out_args[1].size, c->var_size);
 	if (!c->ret && !c->err0)

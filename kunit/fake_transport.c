@@ -65,6 +65,10 @@ static void fk_send_req(struct fuse_iqueue *fiq, struct fuse_req *req)
 
 	req->in.h.unique = fuse_get_unique(fiq);
 	clear_bit(FR_PENDING, &req->flags);
+	if (ctx->kernel_error) {
+		req->out.h.error = ctx->kernel_error;
+		goto end;
+	}
 
 	/* What the server reads */
 	memset(ctx->req_buf, 0x5a, FK_BUF_SIZE);
@@ -272,6 +276,10 @@ int fk_fs_op(u32 opcode, u64 nodeid, const u8 *payload, size_t len,
 			return -EINVAL;
 		if (!strcmp((const char *)payload, "missing"))
 			return -ENOENT;
+		if (!strcmp((const char *)payload, "denied"))
+			return -EACCES;
+		if (!strcmp((const char *)payload, "broken"))
+			return -EIO;
 		if (!strcmp((const char *)payload, "negative"))
 			return fk_fs_entry(0, 0, out, out_len);
 		return fk_fs_entry(FK_CHILD_NODEID, S_IFREG | 0644, out,
@@ -318,7 +326,7 @@ int fk_fs_op(u32 opcode, u64 nodeid, const u8 *payload, size_t len,
 	}
 }
 
-static size_t fk_serve_single(const u8 *req, u8 *reply)
+size_t fk_serve_single(const u8 *req, u8 *reply)
 {
 	const struct fuse_in_header *ih = (const void *)req;
 	u8 out[256];
@@ -389,4 +397,64 @@ size_t fk_serve_refuse_compound(struct fk_ctx *ctx, const u8 *req, size_t len,
 	if (ih->opcode == FUSE_COMPOUND)
 		return fk_reply_simple(reply, ih->unique, *outer_error, NULL, 0);
 	return fk_serve_single(req, reply);
+}
+
+struct fk_ctx *fk_ctx_refusing(struct kunit *test, int compound_answer)
+{
+	struct fk_ctx *ctx = fk_ctx_create(test, fk_serve_refuse_compound);
+	int *answer = kunit_kzalloc(test, sizeof(*answer), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, answer);
+	*answer = compound_answer;
+	ctx->priv = answer;
+	return ctx;
+}
+
+struct fk_batch *fk_batch_create(struct kunit *test, const struct fk_op *d,
+				 unsigned int n)
+{
+	struct fk_batch *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_LE(test, n, FK_BATCH_MAX);
+	b->n = n;
+	for (i = 0; i < n; i++) {
+		struct fuse_args *a = &b->args[i];
+
+		a->opcode = d[i].opcode;
+		a->nodeid = d[i].nodeid;
+		a->in_numargs = 1;
+		if (d[i].name) {
+			a->in_args[0].size = strlen(d[i].name) + 1;
+			a->in_args[0].value = d[i].name;
+		} else {
+			a->in_args[0].size = sizeof(b->getattr_in[i]);
+			a->in_args[0].value = &b->getattr_in[i];
+		}
+		a->out_numargs = 1;
+		a->out_args[0].value = &b->out[i];
+		switch (d[i].opcode) {
+		case FUSE_GETATTR:
+			a->out_args[0].size = sizeof(struct fuse_attr_out);
+			break;
+		case FUSE_OPEN:
+		case FUSE_OPENDIR:
+			a->out_args[0].size = sizeof(struct fuse_open_out);
+			break;
+		case FUSE_CREATE:
+			a->out_numargs = 2;
+			a->out_args[1].size = sizeof(struct fuse_open_out);
+			a->out_args[1].value = &b->create_open[i];
+			fallthrough;
+		default:
+			a->out_args[0].size = sizeof(struct fuse_entry_out);
+			break;
+		}
+		b->ops[i].args = a;
+		b->ops[i].error = &b->errors[i];
+		b->ops[i].dep_index = d[i].dep_index;
+		b->errors[i] = 1;	/* must be overwritten */
+	}
+	return b;
 }

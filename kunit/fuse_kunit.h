@@ -16,7 +16,7 @@
 
 /* What servers, libfuse among them, answer to an opcode they do not know */
 #define FK_UNKNOWN_OPCODE	(-ENOSYS)
-#define FK_MAX_LOG	64
+#define FK_MAX_LOG	256
 
 /* One request (or one subrequest of a compound) as the server read it */
 struct fk_logged {
@@ -48,6 +48,13 @@ struct fk_ctx {
 	size_t req_streamed;	/* bytes streamed for it */
 	u8 *reply_buf;
 	int write_err;		/* what the server's write(2) returned */
+
+	/*
+	 * Nonzero: the kernel ends each request with this error before any
+	 * server sees it, as an abort (-ECONNABORTED), a gone connection
+	 * (-ENOTCONN) or a failed allocation (-ENOMEM) would.
+	 */
+	int kernel_error;
 
 	unsigned int nlog;	/* requests + subrequests logged */
 	struct fk_logged log[FK_MAX_LOG];
@@ -95,11 +102,47 @@ size_t fk_reply_simple(u8 *buf, u64 unique, int error, const void *payload,
 int fk_fs_op(u32 opcode, u64 nodeid, const u8 *payload, size_t len,
 	     u8 *out, size_t *out_len);
 
+/* Up to four operations, built from a small description (fk_batch_build) */
+struct fk_op {
+	u32 opcode;
+	u64 nodeid;
+	u8 dep_index;
+	const char *name;	/* LOOKUP and entry-creating ops */
+};
+
+#define FK_BATCH_MAX	4
+
+struct fk_batch {
+	unsigned int n;
+	struct fuse_args args[FK_BATCH_MAX];
+	struct fuse_compound_op ops[FK_BATCH_MAX];
+	int errors[FK_BATCH_MAX];
+	union {
+		struct fuse_entry_out entry;
+		struct fuse_attr_out attr;
+		struct fuse_open_out open;
+	} out[FK_BATCH_MAX];
+	struct fuse_open_out create_open[FK_BATCH_MAX];
+	struct fuse_getattr_in getattr_in[FK_BATCH_MAX];
+};
+
+/* A batch of @n ops as @d describes them, each *error set to 1 */
+struct fk_batch *fk_batch_create(struct kunit *test, const struct fk_op *d,
+				 unsigned int n);
+
+/*
+ * LOOKUP of "missing" fails with -ENOENT, of "denied" with -EACCES, of
+ * "broken" with -EIO (see fk_fs_op()).
+ */
+
 /* Servers built on fk_fs_op() */
+size_t fk_serve_single(const u8 *req, u8 *reply);
 size_t fk_serve_compliant(struct fk_ctx *ctx, const u8 *req, size_t len,
 			  u8 *reply);
 /* Answers FUSE_COMPOUND with priv (an int *: the outer error), singles ok */
 size_t fk_serve_refuse_compound(struct fk_ctx *ctx, const u8 *req, size_t len,
 				u8 *reply);
+/* A connection whose server answers compounds with @compound_answer */
+struct fk_ctx *fk_ctx_refusing(struct kunit *test, int compound_answer);
 
 #endif
