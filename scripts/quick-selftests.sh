@@ -22,7 +22,10 @@ the results as run_selftests.sh does.
 
 Options:
   --kernel BZIMAGE  the guest kernel to boot (required)
-  --only PROG       only this program (e.g. fuse_stock_test), for speed
+  --only PROG       only this program (e.g. fuse_stock_reply_test), for
+                    speed; repeatable
+  --with-kunit      the kernel's built-in KUnit suites run while it boots;
+                    their results are read from the console first
   -f, --fixture F   run only fixture F (repeatable)
   -t, --test T      run only test T (repeatable)
   -v, --variant V   run only variant V (repeatable)
@@ -37,14 +40,18 @@ EOF
 }
 
 kernel=
-only=
+only=()
 test_args=()
 timeout=600
 results=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) [ $# -ge 2 ] || die_usage "--kernel needs a file"; kernel=$2; shift 2 ;;
-	--only) [ $# -ge 2 ] || die_usage "--only needs a program name"; only=$2; shift 2 ;;
+	--only) [ $# -ge 2 ] || die_usage "--only needs a program name"
+		[ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$2.c" ] ||
+			die_usage "--only $2: no selftests/filesystems/fuse_compound/$2.c"
+		only+=("$2"); shift 2 ;;
+	--with-kunit) GUEST_KUNIT=1; shift ;;
 	-f|--fixture|-t|--test|-v|--variant)
 		[ $# -ge 2 ] || die_usage "$1 needs a name"
 		[[ "$2" =~ ^[A-Za-z0-9_]+$ ]] || die_usage "bad name for $1: $2"
@@ -59,8 +66,6 @@ done
 [ -n "$kernel" ] || die_usage "--kernel BZIMAGE is required"
 [ -f "$kernel" ] || die_usage "--kernel $kernel is not a file"
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout must be a positive number: $timeout"
-[ -z "$only" ] || [ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$only.c" ] ||
-	die_usage "--only $only: no selftests/filesystems/fuse_compound/$only.c"
 
 src="$FUSEGATE_CACHE/src/linux-source-6.12/tools/testing"
 [ -f "$src/selftests/lib.mk" ] ||
@@ -81,9 +86,8 @@ main() {
 	cp "$FUSEGATE_ROOT"/servers/*.[ch] "$layout/filesystems/fuse_compound/servers/"
 	root="$work/root"
 	mkdir -p "$root/tests"
-	progs=()
-	[ -z "$only" ] || progs=("$root/tests/$only")
-	log "building the selftests ${only:-(all)}"
+	progs=("${only[@]/#/$root/tests/}")
+	log "building the selftests ${only[*]:-(all)}"
 	make -s -C "$layout/filesystems/fuse_compound" OUTPUT="$root/tests" "${progs[@]}" \
 		> "$results/build.log" 2>&1 ||
 		die_infra "the selftests did not build (see $results/build.log)"
@@ -96,17 +100,33 @@ main() {
 	guest_initramfs "$root" "$work/initramfs.cpio"
 	guest_boot "$kernel" "$work/initramfs.cpio" "$results/console.log" \
 		"$results/selftests.ktap" "$timeout" || rc=$?
+	local boot_rc=$rc
+	rc=0
 	grep -q FUSEGATE-BOOT-OK "$results/console.log" ||
 		die_infra "the guest did not boot (see $results/console.log)"
-	local cut=()
-	[ "$rc" -eq 0 ] && grep -q FUSEGATE-TESTS-DONE "$results/console.log" ||
+	local cut=() console="$results/console.log"
+	[ "$boot_rc" -eq 0 ] && grep -q FUSEGATE-TESTS-DONE "$results/console.log" ||
 		cut=(--cut-short-by-crash)
+	if [ "${GUEST_KUNIT:-0}" = 1 ]; then
+		mkdir -p "$results/kunit"
+		sed '/FUSEGATE-BOOT-OK/q' "$results/console.log" > "$results/kunit/console.log"
+		sed '1,/FUSEGATE-BOOT-OK/d' "$results/console.log" > "$results/console-tests.log"
+		console="$results/console-tests.log"
+		python3 "$src/kunit/kunit.py" parse --raw_output=kunit \
+			"$results/kunit/console.log" > "$results/kunit/kunit.ktap" 2>/dev/null || true
+		python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$results/kunit/kunit.ktap" \
+			--kunit-dir "$src/kunit" --title "KUnit on $(basename "$kernel")" \
+			--console "$results/kunit/console.log" \
+			--expect-warn fs/fuse/dev.c:fuse_compound_send \
+			--json "$results/kunit/summary.json" || rc=$?
+	fi
 	sed -i '/^FUSEGATE-TESTS-DONE/d' "$results/selftests.ktap"
-	rc=0
+	local src_rc=0
 	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$results/selftests.ktap" \
 		--kunit-dir "$src/kunit" --title "selftests on $(basename "$kernel")" \
-		--suite selftests --console "$results/console.log" \
-		--json "$results/summary.json" --junit "$results/junit.xml" "${cut[@]}" || rc=$?
+		--suite selftests --console "$console" \
+		--json "$results/summary.json" --junit "$results/junit.xml" "${cut[@]}" || src_rc=$?
+	[ "$src_rc" -eq 0 ] || rc=$src_rc
 	log "results in $results"
 	exit "$rc"
 }

@@ -7,7 +7,8 @@
 SOURCE is one of:
   a. a directory with a 'series' file: each non-empty line not starting
      with '#' is a path relative to the directory ('../' allowed), taken in
-     that order; a listed file named 0000-* or numbered 0/N is a cover
+     that order, or 'include DIR' for the patches DIR's series file lists;
+     a listed file named 0000-* or numbered 0/N is a cover
      letter and skipped, a listed file without a diff is refused;
   b. a directory without a 'series' file: every regular file in it (hidden
      files and manifest.json aside) is a mail or an mbox of mails;
@@ -333,14 +334,29 @@ def classify_all(mails, listed=False):
 
 # --------------------------------------------------------------- sources
 
-def series_file_mails(source):
-    """The mails of the files a directory's series file names, in order."""
+def series_file_mails(source, seen=()):
+    """The mails of the files a directory's series file names, in order.
+
+    A line 'include DIR' stands for the patches of DIR's own series file
+    (a series built on another one, such as a fixture that adds one patch
+    to kernel-patches/, names it instead of copying its list).
+    """
     series = os.path.join(source, 'series')
+    if os.path.realpath(series) in seen:
+        raise Refusal(series, 'includes itself')
+    seen = seen + (os.path.realpath(series),)
     with open(series, encoding='utf-8', errors='surrogateescape') as f:
         entries = [line.strip() for line in f]
     mails = []
     for entry in entries:
         if not entry or entry.startswith('#'):
+            continue
+        if entry.startswith('include '):
+            inc = os.path.normpath(os.path.join(source, entry[len('include '):].strip()))
+            if not os.path.isfile(os.path.join(inc, 'series')):
+                raise Refusal(series, 'includes a directory without a series file: %s'
+                              % entry)
+            mails += series_file_mails(inc, seen)
             continue
         path = os.path.normpath(os.path.join(source, entry))
         if not os.path.isfile(path):

@@ -2,7 +2,9 @@
 /*
  * The misbehaviours of the fusegate test servers.  Each one takes the
  * correct reply to a compound, built by core.c, and breaks exactly one rule
- * of compound.md section 3, in the first or the last subreply.
+ * of compound.md section 3, in the first or the last subreply; its name
+ * leads with the rule's name, as the kernel check, the KUnit case, the
+ * selftest variant and the mutant of that rule do.
  */
 #include <errno.h>
 #include <string.h>
@@ -17,21 +19,22 @@ static const struct {
 	{ "compound-enosys", SRV_COMPOUND_ENOSYS },
 	{ "compound-eopnotsupp", SRV_COMPOUND_EOPNOTSUPP },
 	{ "compound-einval", SRV_COMPOUND_EINVAL },
-	{ "unique-reordered", SRV_UNIQUE_REORDERED },
-	{ "unique-duplicated", SRV_UNIQUE_DUPLICATED },
-	{ "unique-skipped", SRV_UNIQUE_SKIPPED },
-	{ "cut-in-compound-out", SRV_CUT_IN_COMPOUND_OUT },
-	{ "cut-in-subheader", SRV_CUT_IN_SUBHEADER },
-	{ "cut-in-payload", SRV_CUT_IN_PAYLOAD },
-	{ "trailing-bytes", SRV_TRAILING_BYTES },
-	{ "sublen-below-header", SRV_SUBLEN_BELOW_HEADER },
-	{ "payload-too-long", SRV_PAYLOAD_TOO_LONG },
-	{ "payload-too-short", SRV_PAYLOAD_TOO_SHORT },
-	{ "error-with-payload", SRV_ERROR_WITH_PAYLOAD },
-	{ "error-positive", SRV_ERROR_POSITIVE },
-	{ "error-below-range", SRV_ERROR_BELOW_RANGE },
-	{ "one-subreply", SRV_ONE_SUBREPLY },
-	{ "three-subreplies", SRV_THREE_SUBREPLIES },
+	{ "sub_unique_reordered", SRV_SUB_UNIQUE_REORDERED },
+	{ "sub_unique_duplicated", SRV_SUB_UNIQUE_DUPLICATED },
+	{ "sub_unique_skipped", SRV_SUB_UNIQUE_SKIPPED },
+	{ "cut_in_compound_out", SRV_CUT_IN_COMPOUND_OUT },
+	{ "cut_in_subheader", SRV_CUT_IN_SUBHEADER },
+	{ "cut_in_payload", SRV_CUT_IN_PAYLOAD },
+	{ "trailing_bytes", SRV_TRAILING_BYTES },
+	{ "sublen_below_header", SRV_SUBLEN_BELOW_HEADER },
+	{ "payload_mismatch_long", SRV_PAYLOAD_TOO_LONG },
+	{ "payload_mismatch_short", SRV_PAYLOAD_TOO_SHORT },
+	{ "error_with_payload", SRV_ERROR_WITH_PAYLOAD },
+	{ "sub_error_range_positive", SRV_SUB_ERROR_POSITIVE },
+	{ "sub_error_range_below", SRV_SUB_ERROR_BELOW_RANGE },
+	{ "cut_in_subheader_one_subreply", SRV_ONE_SUBREPLY },
+	{ "trailing_bytes_three_subreplies", SRV_THREE_SUBREPLIES },
+	{ "compound_out_reserved", SRV_COMPOUND_OUT_RESERVED },
 	{ "ignores-dep", SRV_IGNORES_DEP },
 	{ "dies-mid-compound", SRV_DIES_MID_COMPOUND },
 	{ "stalls-answers-interrupt", SRV_STALLS_ANSWERS_INTERRUPT },
@@ -90,18 +93,18 @@ bool srv_break_reply(const struct srv_config *cfg, struct srv_reply *r)
 	oh = sub(r, t);
 
 	switch (cfg->behaviour) {
-	case SRV_UNIQUE_REORDERED:
+	case SRV_SUB_UNIQUE_REORDERED:
 		if (r->nsubs < 2)
 			return false;
 		sub(r, 0)->unique = 1;
 		sub(r, 1)->unique = 0;
 		return true;
-	case SRV_UNIQUE_DUPLICATED:
+	case SRV_SUB_UNIQUE_DUPLICATED:
 		if (r->nsubs < 2)
 			return false;
 		sub(r, 1)->unique = 0;
 		return true;
-	case SRV_UNIQUE_SKIPPED:
+	case SRV_SUB_UNIQUE_SKIPPED:
 		/* the target's unique jumps one ahead */
 		oh->unique = t + 1;
 		return true;
@@ -139,16 +142,23 @@ bool srv_break_reply(const struct srv_config *cfg, struct srv_reply *r)
 			return false;
 		oh->error = -ENOENT;
 		return true;
-	case SRV_ERROR_POSITIVE:
-	case SRV_ERROR_BELOW_RANGE:
+	case SRV_SUB_ERROR_POSITIVE:
+	case SRV_SUB_ERROR_BELOW_RANGE:
 		resize_payload(r, t, sizeof(*oh) - (int)oh->len);
-		oh->error = cfg->behaviour == SRV_ERROR_POSITIVE ? 5 : -600;
+		oh->error = cfg->behaviour == SRV_SUB_ERROR_POSITIVE ? 5 : -600;
 		return true;
 	case SRV_ONE_SUBREPLY:
 		if (r->nsubs < 2)
 			return false;
 		r->len = r->sub_off[1];
 		return true;
+	case SRV_COMPOUND_OUT_RESERVED: {
+		struct fuse_compound_out *co =
+			(void *)(r->buf + sizeof(struct fuse_out_header));
+
+		co->reserved[0] = 1;
+		return true;
+	}
 	case SRV_THREE_SUBREPLIES: {
 		struct fuse_out_header *extra = (void *)(r->buf + r->len);
 

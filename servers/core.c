@@ -578,6 +578,9 @@ static struct srv_record *log_request(struct srv *s,
 	r->len = ih->len;
 	r->unique = ih->unique;
 	r->nodeid = ih->nodeid;
+	r->uid = ih->uid;
+	r->gid = ih->gid;
+	r->pid = ih->pid;
 	r->sub = sub;
 	r->dep_index = dep_index;
 	r->arg = arg;
@@ -638,8 +641,10 @@ static void send_reply(struct srv *s, struct srv_record *rec,
 	r->fd = s->fd;
 	r->log = s->cfg->log;
 	oh->len = r->len;
-	if (s->cfg->edit_reply && req)
+	if (s->cfg->edit_reply && req) {
 		s->cfg->edit_reply(s->cfg, req, r);
+		oh->len = r->len;	/* the header always tells the length */
+	}
 	if (r->drop) {
 		if (rec)
 			__atomic_store_n(&rec->replied, true, __ATOMIC_RELEASE);

@@ -90,10 +90,16 @@ enum srv_behaviour {
 	SRV_COMPOUND_ENOSYS,
 	SRV_COMPOUND_EOPNOTSUPP,
 	SRV_COMPOUND_EINVAL,
-	/* a correct compound reply, then one thing broken */
-	SRV_UNIQUE_REORDERED,
-	SRV_UNIQUE_DUPLICATED,
-	SRV_UNIQUE_SKIPPED,
+	/*
+	 * A correct compound reply, then one rule of compound.md section 3
+	 * broken; the names lead with the rule's (rule 1 cut_in_*, 2
+	 * trailing_bytes, 3 sub_unique, 4 sublen_below_header, 5
+	 * sub_error_range, 6 error_with_payload, 7 payload_mismatch, 8
+	 * compound_out_reserved).
+	 */
+	SRV_SUB_UNIQUE_REORDERED,
+	SRV_SUB_UNIQUE_DUPLICATED,
+	SRV_SUB_UNIQUE_SKIPPED,
 	SRV_CUT_IN_COMPOUND_OUT,
 	SRV_CUT_IN_SUBHEADER,
 	SRV_CUT_IN_PAYLOAD,
@@ -102,10 +108,11 @@ enum srv_behaviour {
 	SRV_PAYLOAD_TOO_LONG,
 	SRV_PAYLOAD_TOO_SHORT,
 	SRV_ERROR_WITH_PAYLOAD,
-	SRV_ERROR_POSITIVE,
-	SRV_ERROR_BELOW_RANGE,
+	SRV_SUB_ERROR_POSITIVE,
+	SRV_SUB_ERROR_BELOW_RANGE,
 	SRV_ONE_SUBREPLY,
 	SRV_THREE_SUBREPLIES,
+	SRV_COMPOUND_OUT_RESERVED,
 	SRV_IGNORES_DEP,
 	/* the connection */
 	SRV_DIES_MID_COMPOUND,
@@ -128,6 +135,7 @@ struct srv_record {
 	uint64_t nodeid;
 	uint64_t arg;		/* WRITE: where it ends; INTERRUPT: unique it
 				 * names; [LIST|GET]XATTR: buffer size asked */
+	uint32_t uid, gid, pid;	/* the caller, as the header names it */
 	uint8_t sub;		/* a subrequest of the compound before it */
 	uint8_t dep_index;
 	int32_t write_errno;	/* of the reply to this request: 0 = accepted */

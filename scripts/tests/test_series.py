@@ -166,6 +166,20 @@ class SourceKinds(SeriesTestCase):
         self.assertEqual(m['skipped'][0]['reason'], 'cover letter')
         self.assertIn('series: skipped: cover letter', stderr)
 
+    def test_series_file_including_another_series(self):
+        mails = make_series(3)
+        self.write('base/0001-a.patch', mails[1])
+        self.write('base/0002-b.patch', mails[2])
+        self.write('base/series', b'0001-a.patch\n0002-b.patch\n')
+        self.write('top/0003-c.patch', mails[3])
+        self.write('top/series', b'include ../base\n0003-c.patch\n')
+        out, stdout, _ = self.split(self.path('top'))
+        self.assertEqual([self.read(f) for f in stdout.splitlines()], mails[1:4])
+        self.write('loop/series', b'include .\n')
+        rc, _, stderr = self.run_cli('split', self.path('loop'), '--out', self.path('o2'))
+        self.assertEqual(rc, 3)
+        self.assertIn('includes itself', stderr)
+
     def test_series_file_naming_a_missing_file(self):
         self.write('dir/0001-a.patch', make_mail(patch_subject(1, 2)))
         self.write('dir/series', b'0001-a.patch\n0002-gone.patch\n')
@@ -458,9 +472,12 @@ class CommandLine(SeriesTestCase):
                          'INFRA ERROR: series.py: internal error: RuntimeError: boom\n')
 
     def test_repository_gate_fixture(self):
-        out, stdout, _ = self.split(os.path.join(ROOT, 'gate-fixtures', 'unique-not-checked'))
+        out, stdout, _ = self.split(os.path.join(ROOT, 'gate-fixtures',
+                                                 'sub_unique_not_checked'))
+        kernel = self.split(os.path.join(ROOT, 'kernel-patches'))[1].splitlines()
+        # the whole series (included), then the patch that breaks it
+        self.assertEqual(len(stdout.splitlines()), len(kernel) + 1)
         self.assertEqual(len(stdout.splitlines()), self.manifest(out)['count'])
-        self.assertEqual(self.subjects(out)[-1][:8], '[PATCH] ')
 
 
 class MailFixtures(SeriesTestCase):
