@@ -113,25 +113,33 @@ GUEST_BUILD_DIR=build-guest
 SELFTEST_DIR=tools/testing/selftests/filesystems/fuse_compound
 
 # The tests, laid out as a kselftest target in the tree and built with its
-# Makefile (static programs, one per concern), and the guest's test driver
+# Makefile (static programs, one per concern), and the guest's test driver.
+# Sources are copied only where they changed and the programs are kept in
+# the build directory, so that make rebuilds only what changed.
 build_tests() {
-	local out=$1
-	rm -rf "$SELFTEST_DIR"
-	mkdir -p "$SELFTEST_DIR/servers"
-	cp "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/{Makefile,settings,config,*.c,*.h} \
-		"$SELFTEST_DIR/"
-	cp "$FUSEGATE_ROOT"/servers/*.[ch] "$SELFTEST_DIR/servers/"
+	local out=$1 bin="$tree/$GUEST_BUILD_DIR/fusegate-tests"
+	mkdir -p "$SELFTEST_DIR/servers" "$bin"
+	rsync -rc --delete --exclude=servers \
+		"$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/ "$SELFTEST_DIR/"
+	rsync -rc --delete "$FUSEGATE_ROOT"/servers/ "$SELFTEST_DIR/servers/"
 	log "building the selftests and servers (kselftest Makefile, static)"
-	make -s -C "$SELFTEST_DIR" OUTPUT="$out" >> "$results/build.log" 2>&1 ||
+	make -s -C "$SELFTEST_DIR" OUTPUT="$bin" >> "$results/build.log" 2>&1 ||
 		die_infra "the selftests did not build (see $results/build.log)"
+	local src
+	for src in "$SELFTEST_DIR"/*_test.c; do
+		cp "$bin/$(basename "$src" .c)" "$out/"
+	done
 	cp "$FUSEGATE_ROOT/selftests/guest/run-tests" "$out/run-tests"
 	# the real-world peer: libfuse 3.14's example, compiled here, never committed
 	local example=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
 	[ -f "$example" ] || die_infra "$example is missing (package libfuse3-dev)"
-	# shellcheck disable=SC2046
-	gcc -Wall -O2 -static -o "$out/passthrough_ll" "$example" \
-		$(pkg-config --cflags --libs --static fuse3) >> "$results/build.log" 2>&1 ||
-		die_infra "passthrough_ll did not build (see $results/build.log)"
+	if ! [ "$bin/passthrough_ll" -nt "$example" ]; then
+		# shellcheck disable=SC2046
+		gcc -Wall -O2 -static -o "$bin/passthrough_ll" "$example" \
+			$(pkg-config --cflags --libs --static fuse3) >> "$results/build.log" 2>&1 ||
+			die_infra "passthrough_ll did not build (see $results/build.log)"
+	fi
+	cp "$bin/passthrough_ll" "$out/"
 }
 
 write_guest_env() {

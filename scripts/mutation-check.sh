@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prove that the KUnit suites can fail: break each check of the compound
-# reply parser in turn (remove it, or invert it) and expect the run to fail.
+# Prove that the tests can fail: break one kernel check at a time (remove
+# it, invert it, move its boundary) and expect the suites to fail.
 set -Eeuo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -10,82 +10,173 @@ usage() {
 	cat <<EOF
 Usage: $(basename "$0") [OPTIONS] [MUTANT...]
 
-For each mutant (default: all), apply one source change to fs/fuse/dev.c
-(or the file the mutant names) of a tree prepared with our series (named 'mutant' in the cache), run a
-suite, and report whether it caught the change.  A mutant is caught when
-the runner exits 1 (test failure or kernel splat).  The tree is restored
-after each mutant.  The table goes to results/mutants-RUNNER.txt.
+For each mutant (default: all of the set), apply one source change to
+the file it names in a tree prepared for it, run the suites, and report
+whether they caught it: a mutant is caught when the run fails (a test
+failure or a kernel splat), and the table names the tests that failed.
+The tree goes back to its commits after each mutant.
+
+Sets:
+  (default)   the checks of our series: the compound reply rules, named
+              as in the kernel comments (rule N, name), discovery, the
+              fallback's dependencies, credentials; in tree 'mutant'
+              (kernel-patches/ applied)
+  --stock     the checks of stock 6.12 that docs/stock-checks.md lists,
+              a mutant per row (its 'mutant' column), in tree
+              'mutant-stock' (no series): the stock-check selftests must
+              catch them
 
 Options:
-  --runner R   kunit (run_kunit.sh, default) or selftests (run_selftests.sh)
+  --runner R   guest (default: run_selftests.sh --with-kunit, one boot for
+               KUnit and the selftests), kunit (run_kunit.sh) or
+               selftests (run_selftests.sh)
+  --stock      the stock set (see above)
   --list       list the mutants and exit
   --jobs N     parallel build jobs
   -h, --help   show this help
+
+The table goes to results/mutants-SET.txt.
 
 Exit status: 0 every mutant caught, 1 a mutant survived, 2 usage error,
 3 infrastructure error.
 EOF
 }
 
-# id | spec rule | what is changed | perl substitution [| file, default fs/fuse/dev.c]
-MUTANTS=(
-	'r1-compound-out|1|no check that compound_out fits|s/\tif \(left < sizeof\(cout\)\)\n\t\treturn -EINVAL;\n//'
-	'r1-sub-header|1|no check that a subreply header fits|s/\t\tif \(left < sizeof\(oh\)\)\n\t\t\treturn -EINVAL;\n//'
-	'r1-payload|1|no check that a payload fits|s/\t\tif \(payload > left\)\n\t\t\treturn -EINVAL;\n//'
-	'r2-trailing|2|trailing bytes accepted|s/return left \? -EINVAL : 0;/return 0;/'
-	'r3-unique|3|subreply unique not checked|s/if \(oh.unique != i \|\| /if (/'
-	'r4-len-inverted|4|len check inverted|s/oh.len < sizeof\(oh\)\)/oh.len >= sizeof(oh))/'
-	'r5-error-range|5|subreply error range not checked|s/if \(!fuse_reply_error_valid\(oh.error\) \|\| payload\)/if (payload)/'
-	'r6-error-payload|6|error with payload check inverted|s/if \(!fuse_reply_error_valid\(oh.error\) \|\| payload\)/if (!fuse_reply_error_valid(oh.error) || !payload)/'
-	'r7-too-long|7|payload at least as long as the out-args accepted|s/if \(payload == expected\)\n\t\treturn 0;/if (payload >= expected)\n\t\treturn 0;/'
-	'r7-shrink|7|no limit on how far a variable arg shrinks|s/\tif \(expected - payload > var->size\)\n\t\treturn -EINVAL;\n//'
-	'r7-fixed-shrink|7|fixed out-args may shrink|s/ \|\| !args->out_argvar \|\|\n/ ||\n/'
-	'argvar-plain-last|-|plain reply shrinks the last out-arg, not the variable one|s/vararg = &args->out_args\[args->out_argvar_idx\];/vararg = &args->out_args[args->out_numargs - 1];/'
-	'argvar-compound-last|7|subreply shrinks the last out-arg, not the variable one|s/var = &args->out_args\[args->out_argvar_idx\];/var = &args->out_args[args->out_numargs - 1];/'
-	'argvar-return-last|-|plain request returns the size of the last out-arg|s/ret = args->out_args\[args->out_argvar_idx\].size;/ret = args->out_args[args->out_numargs - 1].size;/'
-	'fallback-skip|-|the fallback sends ops marked skip_on_fallback|s/\t\tif \(ops\[i\].skip_on_fallback\) \{\n\t\t\t\*ops\[i\].error = -EOPNOTSUPP;\n\t\t\tcontinue;\n\t\t\}\n//'
-	'export-time-unchecked|-|fuse_lookup_name() writes the time through a NULL pointer|s/\tif \(time\)\n\t\t\*time = /\t*time = /|fs/fuse/dir.c'
-	'argvar-readlink-idx|-|readlink names a variable out-arg it does not have|s/ap.args.out_argvar_idx = 0;/ap.args.out_argvar_idx = 1;/|fs/fuse/dir.c'
-	'argvar-getxattr-idx|-|getxattr names a variable out-arg it does not have|s/(\t\targs.out_argvar = true;\n\t\targs.out_argvar_idx = )0;/${1}1;/|fs/fuse/xattr.c'
-	'discovery-enosys|-|ENOSYS does not disable compounds|s/\t\t\tfc->no_compound = 1;/\t\t\t;/'
-	'submit-count|-|count above the maximum accepted|s/if \(!count \|\| count > FUSE_COMPOUND_MAX_OPS\)/if (!count)/'
+# id | file | what is changed | perl substitution (perl -0pi -e)
+# The ids are the rule names the kernel comments, the KUnit cases, the
+# server behaviours and the selftest variants use.
+SERIES_MUTANTS=(
+	'cut_in_compound_out|fs/fuse/dev.c|no check that compound_out fits|s/\tif \(left < sizeof\(cout\)\)\n\t\treturn -EINVAL;\n//'
+	'cut_in_subheader|fs/fuse/dev.c|no check that a subreply header fits|s/\t\tif \(left < sizeof\(oh\)\)\n\t\t\treturn -EINVAL;\n//'
+	'cut_in_payload|fs/fuse/dev.c|no check that a payload fits|s/\t\tif \(payload > left\)\n\t\t\treturn -EINVAL;\n//'
+	'trailing_bytes|fs/fuse/dev.c|trailing bytes accepted|s/return left \? -EINVAL : 0;/return 0;/'
+	'sub_unique|fs/fuse/dev.c|subreply unique not checked|s/\t\tif \(oh.unique != i\)\n\t\t\treturn -EINVAL;\n//'
+	'sublen_below_header|fs/fuse/dev.c|subreply len check inverted|s/if \(oh.len < sizeof\(oh\)\)/if (oh.len >= sizeof(oh))/'
+	'sub_error_range|fs/fuse/dev.c|subreply error range not checked|s/\t\t\tif \(!fuse_reply_error_valid\(oh.error\)\)\n\t\t\t\treturn -EINVAL;\n//'
+	'error_with_payload|fs/fuse/dev.c|error-with-payload check inverted|s/\t\t\tif \(payload\)\n\t\t\t\treturn -EINVAL;/\t\t\tif (!payload)\n\t\t\t\treturn -EINVAL;/'
+	'payload_mismatch|fs/fuse/dev.c|payload at least as long as the out-args accepted|s/if \(payload == expected\)\n\t\treturn 0;/if (payload >= expected)\n\t\treturn 0;/'
+	'payload_mismatch_shrink|fs/fuse/dev.c|no limit on how far a variable arg shrinks|s/\tif \(expected - payload > var->size\)\n\t\treturn -EINVAL;\n//'
+	'payload_mismatch_fixed_shrink|fs/fuse/dev.c|fixed out-args may shrink|s/ \|\| !args->out_argvar \|\|\n/ ||\n/'
+	'compound_out_reserved|fs/fuse/dev.c|reserved fields of compound_out not checked|s/\tif \(cout.reserved\[0\] \|\| cout.reserved\[1\]\)\n\t\treturn -EINVAL;\n//'
+	'discovery_enosys|fs/fuse/dev.c|ENOSYS does not disable compounds|s/\tif \(err == -ENOSYS\)\n\t\treturn true;\n//'
+	'discovery_answered_error|fs/fuse/dev.c|an answered error of an unknown connection is the result|s/\treturn answered && !fc->compound_ok &&/\treturn false \&\& answered \&\& !fc->compound_ok \&\&/'
+	'discovery_known_error|fs/fuse/dev.c|errors disable compounds known to work|s/\treturn answered && !fc->compound_ok &&/\treturn answered \&\&/'
+	'discovery_kernel_error|fs/fuse/dev.c|the kernel'"'"'s own errors count as answers|s/\treturn answered && !fc->compound_ok &&/\treturn !fc->compound_ok \&\&/'
+	'discovery_eintr|fs/fuse/dev.c|EINTR of an interrupted compound counts as an answer|s/ && err != -EINTR;/;/'
+	'discovery_malformed|fs/fuse/dev.c|a malformed reply counts as an answer|s/\tif \(!err && req->args->is_compound\)\n/\tif (req->args->is_compound)\n/'
+	'eopnotsupp_per_combination|fs/fuse/dev.c|a refused combination is asked again|s/\t\t\tif \(known_combo\)\n\t\t\t\tfuse_compound_remember_refusal\(fc, &combo\);\n//'
+	'eopnotsupp_scope|fs/fuse/dev.c|EOPNOTSUPP refuses every combination|s/\tfor \(i = 0; i < fc->compound_nr_refused && !found; i\+\+\)\n\t\tfound = fuse_compound_combo_eq\(&fc->compound_refused\[i\], combo\);/\tfound = fc->compound_nr_refused > 0;/'
+	'fallback_skip|fs/fuse/dev.c|the fallback sends ops marked skip_on_fallback|s/\t\tif \(ops\[i\].skip_on_fallback\) \{\n\t\t\t\*ops\[i\].error = -EOPNOTSUPP;\n\t\t\tcontinue;\n\t\t\}\n//'
+	'dep_old_minor|fs/fuse/dev.c|a dependency is judged by the full entry size|s/sizeof_field\(struct fuse_entry_out, nodeid\)/sizeof(struct fuse_entry_out)/'
+	'dep_failed_producer|fs/fuse/dev.c|the dependent of a failed op is sent|s/\tif \(\*dep->error\)\n\t\treturn \*dep->error;\n//'
+	'dep_attr_type|fs/fuse/dir.c|dependent attributes of another type used|s/\t\t!inode_wrong_type\(inode, attr->mode\) &&\n//'
+	'dep_attr_node|fs/fuse/dir.c|dependent attributes of another node used|s/ &&\n\t\tattr->ino == get_fuse_inode\(inode\)->orig_ino;/;/'
+	'dep_attr_valid|fs/fuse/dir.c|invalid dependent attributes used|s/\treturn !fuse_invalid_attr\(attr\) &&\n\t\t/\treturn /'
+	'credentials_uid|fs/fuse/dev.c|subrequests name uid 0|s/\t\t\t.uid = req->in.h.uid,/\t\t\t.uid = 0,/'
+	'credentials_pid|fs/fuse/dev.c|subrequests name pid 0|s/\t\t\t.pid = req->in.h.pid,/\t\t\t.pid = 0,/'
+	'revalidation_as_stock|fs/fuse/dir.c|revalidation costs a second LOOKUP|s/(\t\tret = fuse_simple_request\(fm, &args\);\n\t\tdput\(parent\);)/\t\tfuse_simple_request(fm, \&args);\n$1/'
+	'submit_count|fs/fuse/dev.c|a count above the maximum is accepted|s/if \(!count \|\| count > FUSE_COMPOUND_MAX_OPS\)/if (!count)/'
+	'argvar_plain_last|fs/fuse/dev.c|plain reply shrinks the last out-arg, not the variable one|s/vararg = &args->out_args\[args->out_argvar_idx\];/vararg = \&args->out_args[args->out_numargs - 1];/'
+	'argvar_compound_last|fs/fuse/dev.c|subreply shrinks the last out-arg, not the variable one|s/var = &args->out_args\[args->out_argvar_idx\];/var = \&args->out_args[args->out_numargs - 1];/'
+	'argvar_return_last|fs/fuse/dev.c|plain request returns the size of the last out-arg|s/ret = args->out_args\[args->out_argvar_idx\].size;/ret = args->out_args[args->out_numargs - 1].size;/'
+	'argvar_readlink_idx|fs/fuse/dir.c|readlink names a variable out-arg it does not have|s/ap.args.out_argvar_idx = 0;/ap.args.out_argvar_idx = 1;/'
+	'argvar_getxattr_idx|fs/fuse/xattr.c|getxattr names a variable out-arg it does not have|s/(\t\targs.out_argvar = true;\n\t\targs.out_argvar_idx = )0;/${1}1;/'
+	'export_time_unchecked|fs/fuse/dir.c|fuse_lookup_name() writes the time through a NULL pointer|s/\tif \(time\)\n\t\t\*time = /\t*time = /'
 )
 
+# The stock set: name | file | what | substitution, from the table
+stock_mutants() {
+	python3 - "$FUSEGATE_ROOT/docs/stock-checks.md" <<'PY'
+import re, sys
+for line in open(sys.argv[1]):
+    cells = [c.strip() for c in line.split('|')[1:-1]]
+    if len(cells) < 6 or not cells[0].startswith('`'):
+        continue
+    name = cells[0].strip('`')
+    m = re.match(r'(\w+\.c):', cells[1])
+    sub = re.search(r'`(s/.*?/[a-z]*)`', cells[5])
+    if not m or not sub:
+        continue
+    print('%s|fs/fuse/%s|%s|%s' % (name.replace('-', '_'), m.group(1),
+                                   cells[1][:60].replace('|', ' '), sub.group(1)))
+PY
+}
+
 jobs=$(nproc)
-runner=kunit
+runner=guest
+set_name=series
 selected=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--list)
-		for m in "${MUTANTS[@]}"; do
-			IFS='|' read -r id rule what _ <<< "$m"
-			printf '%-20s rule %s  %s\n' "$id" "$rule" "$what"
-		done
-		exit 0 ;;
+	--list) list=1; shift ;;
+	--stock) set_name=stock; shift ;;
 	--jobs) [ $# -ge 2 ] || die_usage "--jobs needs a number"; jobs=$2; shift 2 ;;
-	--runner) [ $# -ge 2 ] || die_usage "--runner needs kunit or selftests"
+	--runner) [ $# -ge 2 ] || die_usage "--runner needs guest, kunit or selftests"
 		runner=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die_usage "unknown option: $1" ;;
 	*) selected+=("$1"); shift ;;
 	esac
 done
-
 case "$runner" in
-kunit|selftests) ;;
-*) die_usage "--runner must be kunit or selftests: $runner" ;;
+guest|kunit|selftests) ;;
+*) die_usage "--runner must be guest, kunit or selftests: $runner" ;;
 esac
 
-main() {
-	local tree survived=0 m id rule what subst rc table
-	mkdir -p "$FUSEGATE_ROOT/results"
-	table="$FUSEGATE_ROOT/results/mutants-$runner.txt"
-	lock_tree mutant
-	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" --name mutant) || exit $?
-	printf '%-20s %-5s %-50s %s\n' mutant rule change result > "$table"
+if [ "$set_name" = stock ]; then
+	mapfile -t MUTANTS < <(stock_mutants)
+	tree_name=mutant-stock
+	prep=(--baseline --name "$tree_name")
+else
+	MUTANTS=("${SERIES_MUTANTS[@]}")
+	tree_name=mutant
+	prep=(--name "$tree_name")
+fi
+if [ "${list:-0}" = 1 ]; then
 	for m in "${MUTANTS[@]}"; do
-		IFS='|' read -r id rule what subst file <<< "$m"
-		file=${file:-fs/fuse/dev.c}
+		IFS='|' read -r id file what _ <<< "$m"
+		printf '%-36s %-18s %s\n' "$id" "$file" "$what"
+	done
+	exit 0
+fi
+for s in "${selected[@]}"; do
+	printf '%s\n' "${MUTANTS[@]}" | cut -d'|' -f1 | grep -qx "$s" ||
+		die_usage "no such mutant: $s (see --list)"
+done
+
+run_suites() {
+	local out=$1
+	case "$runner" in
+	guest) "$FUSEGATE_ROOT/run_selftests.sh" --prepared "$tree" --with-kunit \
+		--jobs "$jobs" --results "$out" ;;
+	*) "$FUSEGATE_ROOT/run_$runner.sh" --prepared "$tree" --jobs "$jobs" --results "$out" ;;
+	esac
+}
+
+# The tests that failed in a run, from its summaries
+failed_tests() {
+	python3 - "$1" <<'PY'
+import json, os, sys
+names = []
+for root, _, files in os.walk(sys.argv[1]):
+    if 'summary.json' in files:
+        d = json.load(open(os.path.join(root, 'summary.json')))
+        for suite, cases in d.get('suites', {}).items():
+            names += ['%s: %s' % (suite, c) for c, st in cases.items() if st == 'FAIL']
+        names += ['splat: %s' % s[:80] for s in d.get('splats', [])]
+print('; '.join(names[:4]) + (' (+%d)' % (len(names) - 4) if len(names) > 4 else ''))
+PY
+}
+
+main() {
+	local survived=0 m id file what subst rc table out
+	mkdir -p "$FUSEGATE_ROOT/results"
+	table="$FUSEGATE_ROOT/results/mutants-$set_name.txt"
+	lock_tree "$tree_name"
+	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "${prep[@]}") || exit $?
+	printf '%-36s %-10s %s\n' mutant result "what it changes / the tests that failed" > "$table"
+	for m in "${MUTANTS[@]}"; do
+		IFS='|' read -r id file what subst <<< "$m"
 		if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$id"; then
 			continue
 		fi
@@ -95,21 +186,19 @@ main() {
 			die_infra "mutant $id: the substitution changed nothing ($file moved on?)"
 		fi
 		log "mutant $id ($what)"
-		set +e
-		"$FUSEGATE_ROOT/run_$runner.sh" --prepared "$tree" --jobs "$jobs" \
-			--results "$FUSEGATE_ROOT/results/mutant-$runner-$id" \
-			> "$FUSEGATE_ROOT/results/mutant-$runner-$id.log" 2>&1
-		rc=$?
-		set -e
+		out="$FUSEGATE_ROOT/results/mutant-$set_name-$id"
+		rc=0
+		run_suites "$out" > "$out.log" 2>&1 || rc=$?
 		case $rc in
 		1) result=caught ;;
 		0) result=SURVIVED; survived=1 ;;
-		*) result="infra error ($rc)"; survived=1 ;;
+		*) result="infra($rc)"; survived=1 ;;
 		esac
-		printf '%-20s %-5s %-50s %s\n' "$id" "$rule" "$what" "$result" | tee -a "$table"
-		grep -E '^  FAILED|KERNEL SPLAT' "$FUSEGATE_ROOT/results/mutant-$runner-$id.log" | head -4 || true
+		printf '%-36s %-10s %s / %s\n' "$id" "$result" "$what" \
+			"$(failed_tests "$out" 2>/dev/null || true)" | tee -a "$table"
 	done
 	git -C "$tree" checkout -q -f HEAD -- fs/fuse
+	log "table: $table"
 	exit "$survived"
 }
 
