@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +66,11 @@ static inline int mnt_start(struct mnt *m, struct srv_config cfg)
 	if (m->server < 0)
 		return -errno;
 	if (m->server == 0) {
+		/*
+		 * The server goes with the test: a test that ends without its
+		 * teardown (a failed setup) leaves nothing running.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(pipefd[0]);
 		close(ctl[1]);
 		_exit(srv_run_fd(&cfg, fd));

@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What stock FUSE already protects when names come and go: the replies
+ * to CREATE, MKNOD, MKDIR, SYMLINK and LINK, the errors of UNLINK, RMDIR,
+ * RENAME and LINK that leave the dcache in doubt, the ENOSYS answers of
+ * CREATE, TMPFILE, RENAME2, LINK and FSYNCDIR, and the server's
+ * notifications that drop entries (FUSE_NOTIFY_INVAL_ENTRY, _DELETE).
+ * Each variant is named after its row of docs/stock-checks.md (sections
+ * "dir.c" and "ENOSYS translations") and states the broken exchange: which
+ * reply is changed and how, and what the caller, the server's write and
+ * the next path walk must show.  They pass on any kernel that keeps those
+ * checks, with or without compounds, and fail when one is removed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "../../kselftest_harness.h"
+#include "fuse_test.h"
+
+/* --- the exchange kit: how a test breaks the replies its server sends --- */
+
+/* Shared by the test and its server: the test says, the server's edit does */
+struct shared {
+	const void *variant;
+	int phase;		/* 0: replies as the core built them */
+	unsigned int edits;	/* replies the server's edit changed */
+	uint64_t nodeid;	/* a nodeid the test learned (st_ino) */
+	uint64_t child;		/* another one, for notifications */
+};
+
+/* One operation a reply answers: a plain request or a compound's subrequest */
+struct op {
+	uint32_t opcode;
+	uint64_t nodeid;
+	const void *arg;
+	int idx;		/* index of the subreply; -1: a plain reply */
+};
+
+static struct fuse_out_header *op_out(struct srv_reply *r, const struct op *op)
+{
+	return (void *)(r->buf + (op->idx < 0 ? 0 : r->sub_off[op->idx]));
+}
+
+/* Replace the reply to @op by @error and a copy of @payload */
+static void op_answer(struct srv_reply *r, const struct op *op, int error,
+		      const void *payload, size_t len)
+{
+	size_t off = op->idx < 0 ? 0 : r->sub_off[op->idx];
+	struct fuse_out_header *oh = (void *)(r->buf + off);
+	size_t old = op->idx < 0 ? r->len : oh->len, new = sizeof(*oh) + len;
+	unsigned int i;
+
+	memmove(r->buf + off + new, r->buf + off + old, r->len - off - old);
+	if (len)
+		memcpy(oh + 1, payload, len);
+	oh->error = error;
+	oh->len = new;
+	r->len = r->len - old + new;
+	for (i = op->idx + 1; op->idx >= 0 && i < r->nsubs; i++)
+		r->sub_off[i] += new - old;
+	((struct fuse_out_header *)r->buf)->len = r->len;
+}
+
+static void for_each_op(const struct srv_config *cfg,
+			const struct fuse_in_header *req, struct srv_reply *r,
+			void (*fn)(struct shared *sh, struct srv_reply *r,
+				   const struct op *op))
+{
+	struct shared *sh = (void *)(uintptr_t)cfg->edit_arg;
+	const unsigned char *p = (const void *)(req + 1);
+	unsigned int i;
+
+	if (req->opcode != FUSE_COMPOUND) {
+		struct op op = { req->opcode, req->nodeid, req + 1, -1 };
+
+		fn(sh, r, &op);
+		return;
+	}
+	p += sizeof(struct fuse_compound_in);
+	for (i = 0; i < r->nsubs; i++) {
+		const struct fuse_in_header *h = (const void *)
+			(p + sizeof(struct fuse_compound_req_in));
+		struct op op = { h->opcode, h->nodeid, h + 1, i };
+
+		fn(sh, r, &op);
+		p += sizeof(struct fuse_compound_req_in) + h->len;
+	}
+}
+
+static struct shared *mnt_start_edited(struct mnt *m, struct srv_config cfg,
+				       const void *variant,
+				       void (*edit)(const struct srv_config *,
+						    const struct fuse_in_header *,
+						    struct srv_reply *))
+{
+	struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (sh == MAP_FAILED)
+		return NULL;
+	sh->variant = variant;
+	cfg.edit_reply = edit;
+	cfg.edit_arg = (uintptr_t)sh;
+	return mnt_start(m, cfg) ? NULL : sh;
+}
+
+/*
+ * The edit (@f##_op on every operation a reply answers), setup and
+ * teardown of a fixture { struct mnt m; struct shared *sh; } whose server
+ * has the given timeouts.
+ */
+#define EDITED_SERVER(f, entry, attr)					\
+static void f##_edit(const struct srv_config *cfg,			\
+		     const struct fuse_in_header *req, struct srv_reply *r) \
+{									\
+	for_each_op(cfg, req, r, f##_op);				\
+}									\
+FIXTURE_SETUP(f)							\
+{									\
+	self->sh = mnt_start_edited(&self->m,				\
+			srv_cfg(SRV_COMPLIANT, entry, attr), variant, f##_edit); \
+	ASSERT_NE(NULL, self->sh);					\
+}									\
+FIXTURE_TEARDOWN(f)							\
+{									\
+	mnt_stop(&self->m);						\
+}
+
+/* Both processes read and write struct shared */
+#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+/* The server's edit counts the replies it changed: a test must change one */
+#define EDITED(sh)	__atomic_add_fetch(&(sh)->edits, 1, __ATOMIC_RELEASE)
+
+/* Requests of @opcode since record @from, alone or inside a compound */
+static unsigned int ops_since(struct mnt *m, unsigned int from, uint32_t opcode)
+{
+	return count_since(m, from, opcode, false) +
+	       count_since(m, from, opcode, true);
+}
+
+static int stat_errno(struct mnt *m, const char *name)
+{
+	struct stat st;
+
+	return stat(path(m, name), &st) ? errno : 0;
+}
+
+/* The calls that make or remove a name; 0 or their errno */
+enum call {
+	DO_CREATE, DO_MKDIR, DO_SYMLINK, DO_UNLINK, DO_RMDIR, DO_RENAME,
+	DO_LINK, DO_TMPFILE, DO_RENAME_NOREPLACE, DO_FSYNCDIR,
+};
+
+static int call(struct mnt *m, enum call c, const char *name, const char *to)
+{
+	int fd = -1, ret = 0;
+
+	switch (c) {
+	case DO_CREATE:
+		fd = open(path(m, name), O_CREAT | O_WRONLY, 0644);
+		break;
+	case DO_MKDIR:
+		return mkdir(path(m, name), 0755) ? errno : 0;
+	case DO_SYMLINK:
+		return symlink("file", path(m, name)) ? errno : 0;
+	case DO_UNLINK:
+		return unlink(path(m, name)) ? errno : 0;
+	case DO_RMDIR:
+		return rmdir(path(m, name)) ? errno : 0;
+	case DO_RENAME:
+		return rename(path(m, name), path(m, to)) ? errno : 0;
+	case DO_LINK:
+		return link(path(m, name), path(m, to)) ? errno : 0;
+	case DO_RENAME_NOREPLACE:
+		return renameat2(AT_FDCWD, path(m, name), AT_FDCWD, path(m, to),
+				 RENAME_NOREPLACE) ? errno : 0;
+	case DO_TMPFILE:
+		fd = open(m->dir, O_TMPFILE | O_RDWR, 0600);
+		break;
+	case DO_FSYNCDIR:
+		fd = open(path(m, name), O_RDONLY | O_DIRECTORY);
+		if (fd >= 0 && fsync(fd))
+			ret = errno;
+		break;
+	}
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return ret;
+}
+
+/* --- a new entry: fuse_create_open(), create_new_entry() --- */
+
+/*
+ * The variant's call makes "new"; the server does make it, but its reply
+ * is changed as the variant says.  The call must fail with EIO and leave
+ * no dentry: the next stat("new") looks it up.
+ */
+enum field { NODEID, MODE, SIZE };
+#define BIG	(1ULL << 63)	/* above LLONG_MAX: fuse_valid_size() */
+
+FIXTURE(new_entry) {
+	struct mnt m;
+	struct shared *sh;
+};
+
+FIXTURE_VARIANT(new_entry) {
+	enum call call;
+	uint32_t opcode;
+	enum field field;
+	uint64_t value;
+};
+
+/* CREATE: a regular file, a real nodeid, valid attributes */
+FIXTURE_VARIANT_ADD(new_entry, create_not_regular) {
+	.call = DO_CREATE, .opcode = FUSE_CREATE, .field = MODE, .value = S_IFDIR,
+};
+FIXTURE_VARIANT_ADD(new_entry, create_invalid_nodeid) {
+	.call = DO_CREATE, .opcode = FUSE_CREATE, .field = NODEID, .value = 0,
+};
+FIXTURE_VARIANT_ADD(new_entry, create_invalid_attr) {
+	.call = DO_CREATE, .opcode = FUSE_CREATE, .field = SIZE, .value = BIG,
+};
+/* MKDIR, MKNOD, SYMLINK, LINK: the same, and the type asked for */
+FIXTURE_VARIANT_ADD(new_entry, newentry_invalid_nodeid) {
+	.call = DO_MKDIR, .opcode = FUSE_MKDIR, .field = NODEID, .value = 0,
+};
+FIXTURE_VARIANT_ADD(new_entry, newentry_invalid_nodeid_root) {
+	.call = DO_MKDIR, .opcode = FUSE_MKDIR, .field = NODEID,
+	.value = FUSE_ROOT_ID,
+};
+FIXTURE_VARIANT_ADD(new_entry, newentry_invalid_attr) {
+	.call = DO_MKDIR, .opcode = FUSE_MKDIR, .field = SIZE, .value = BIG,
+};
+FIXTURE_VARIANT_ADD(new_entry, newentry_type_mismatch) {
+	.call = DO_MKDIR, .opcode = FUSE_MKDIR, .field = MODE, .value = S_IFREG,
+};
+FIXTURE_VARIANT_ADD(new_entry, newentry_type_mismatch_symlink) {
+	.call = DO_SYMLINK, .opcode = FUSE_SYMLINK, .field = MODE, .value = S_IFDIR,
+};
+
+static void new_entry_op(struct shared *sh, struct srv_reply *r,
+			 const struct op *op)
+{
+	const FIXTURE_VARIANT(new_entry) *v = sh->variant;
+	struct fuse_out_header *oh = op_out(r, op);
+	struct fuse_entry_out *e = (void *)(oh + 1);
+
+	if (op->opcode != v->opcode || oh->error)
+		return;
+	if (v->field == NODEID)
+		e->nodeid = v->value;
+	else if (v->field == MODE)
+		e->attr.mode = v->value | 0755;
+	else
+		e->attr.size = v->value;
+	EDITED(sh);
+}
+
+EDITED_SERVER(new_entry, LONG, LONG)
+
+TEST_F(new_entry, the_entry_is_refused_and_no_dentry_is_made)
+{
+	unsigned int from;
+	struct stat st;
+
+	EXPECT_EQ(EIO, call(&self->m, variant->call, "new", NULL));
+	ASSERT_EQ(1, LOAD(self->sh->edits));
+	from = nreq(&self->m);
+	EXPECT_EQ(0, lstat(path(&self->m, "new"), &st));
+	EXPECT_EQ(1, ops_since(&self->m, from, FUSE_LOOKUP));
+}
+
+/* --- errors that leave the dcache in doubt: fuse_invalidate_entry() --- */
+
+/*
+ * The variant's name is looked up first: "new" is answered with nodeid 0
+ * and a long entry_valid (a cached negative entry), the others as they
+ * are.  The call's reply is replaced by the variant's error; the next
+ * stat() must ask the server again (LOOKUP, or GETATTR for LINK's source).
+ */
+FIXTURE(error_invalidates) {
+	struct mnt m;
+	struct shared *sh;
+};
+
+FIXTURE_VARIANT(error_invalidates) {
+	enum call call;
+	const char *name, *to;
+	uint32_t opcode;
+	int error;
+	uint32_t asked;		/* what the next stat(name) sends, once */
+};
+
+FIXTURE_VARIANT_ADD(error_invalidates, create_eexist_invalidates) {
+	.call = DO_CREATE, .name = "new", .opcode = FUSE_CREATE,
+	.error = -EEXIST, .asked = FUSE_LOOKUP,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, newentry_eexist_invalidates) {
+	.call = DO_MKDIR, .name = "new", .opcode = FUSE_MKDIR,
+	.error = -EEXIST, .asked = FUSE_LOOKUP,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, unlink_enoent_invalidates) {
+	.call = DO_UNLINK, .name = "file", .opcode = FUSE_UNLINK,
+	.error = -ENOENT, .asked = FUSE_LOOKUP,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, rmdir_enoent_invalidates) {
+	.call = DO_RMDIR, .name = "dir", .opcode = FUSE_RMDIR,
+	.error = -ENOENT, .asked = FUSE_LOOKUP,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, rename_enoent_invalidates) {
+	.call = DO_RENAME, .name = "file", .to = "file2",
+	.opcode = FUSE_RENAME, .error = -ENOENT, .asked = FUSE_LOOKUP,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, link_eintr_invalidates) {
+	.call = DO_LINK, .name = "file", .to = "file2", .opcode = FUSE_LINK,
+	.error = -EINTR, .asked = FUSE_GETATTR,
+};
+
+static void error_invalidates_op(struct shared *sh, struct srv_reply *r,
+				 const struct op *op)
+{
+	const FIXTURE_VARIANT(error_invalidates) *v = sh->variant;
+	struct fuse_entry_out negative = { .entry_valid = LONG };
+
+	if (op->opcode == FUSE_LOOKUP && !strcmp(op->arg, "new")) {
+		op_answer(r, op, 0, &negative, sizeof(negative));
+	} else if (op->opcode == v->opcode) {
+		op_answer(r, op, v->error, NULL, 0);
+		EDITED(sh);
+	}
+}
+
+EDITED_SERVER(error_invalidates, LONG, LONG)
+
+TEST_F(error_invalidates, the_entry_is_asked_again_after_the_error)
+{
+	bool negative = !strcmp(variant->name, "new");
+	unsigned int from;
+
+	EXPECT_EQ(negative ? ENOENT : 0, stat_errno(&self->m, variant->name));
+	EXPECT_EQ(-variant->error, call(&self->m, variant->call, variant->name,
+					variant->to));
+	ASSERT_EQ(1, LOAD(self->sh->edits));
+	from = nreq(&self->m);
+	stat_errno(&self->m, variant->name);
+	EXPECT_EQ(1, ops_since(&self->m, from, variant->asked));
+}
+
+/* --- ENOSYS: fuse_atomic_open(), fuse_tmpfile(), fuse_rename2(), ... --- */
+
+/*
+ * The variant's opcode is answered with ENOSYS (by the core, or by the
+ * edit where the core implements it); the call is made twice, on "new1"
+ * then "new2" where it makes a name.  A CREATE answered ENOSYS was made
+ * by the core all the same: the MKNOD that follows it gets the entry the
+ * CREATE had.
+ */
+FIXTURE(enosys) {
+	struct mnt m;
+	struct shared *sh;
+};
+
+FIXTURE_VARIANT(enosys) {
+	enum call call;
+	const char *name, *to, *name2;
+	uint32_t opcode;
+	bool edit;		/* the core implements it: answer ENOSYS */
+	int call_errno;
+	unsigned int sent;	/* requests of opcode for both calls */
+};
+
+FIXTURE_VARIANT_ADD(enosys, enosys_create) {
+	.call = DO_CREATE, .name = "new1", .name2 = "new2",
+	.opcode = FUSE_CREATE, .edit = true, .sent = 1,
+};
+FIXTURE_VARIANT_ADD(enosys, enosys_tmpfile) {
+	.call = DO_TMPFILE, .opcode = FUSE_TMPFILE, .call_errno = EOPNOTSUPP,
+	.sent = 1,
+};
+FIXTURE_VARIANT_ADD(enosys, enosys_rename2) {
+	.call = DO_RENAME_NOREPLACE, .name = "file", .to = "file2",
+	.opcode = FUSE_RENAME2, .edit = true, .call_errno = EINVAL, .sent = 1,
+};
+/* LINK: EPERM, and nothing is remembered */
+FIXTURE_VARIANT_ADD(enosys, enosys_link) {
+	.call = DO_LINK, .name = "file", .to = "file2", .opcode = FUSE_LINK,
+	.call_errno = EPERM, .sent = 2,
+};
+FIXTURE_VARIANT_ADD(enosys, enosys_fsyncdir) {
+	.call = DO_FSYNCDIR, .name = "dir", .opcode = FUSE_FSYNCDIR,
+	.edit = true, .sent = 1,
+};
+
+static void enosys_op(struct shared *sh, struct srv_reply *r,
+		      const struct op *op)
+{
+	const FIXTURE_VARIANT(enosys) *v = sh->variant;
+	static struct fuse_entry_out created;	/* the server's own copy */
+	struct fuse_out_header *oh = op_out(r, op);
+
+	if (op->opcode == v->opcode && v->edit) {
+		if (op->opcode == FUSE_CREATE && !oh->error)
+			memcpy(&created, oh + 1, sizeof(created));
+		op_answer(r, op, -ENOSYS, NULL, 0);
+		EDITED(sh);
+	} else if (op->opcode == FUSE_MKNOD && oh->error == -EEXIST &&
+		   created.nodeid) {
+		op_answer(r, op, 0, &created, sizeof(created));
+		created.nodeid = 0;
+	}
+}
+
+EDITED_SERVER(enosys, LONG, LONG)
+
+TEST_F(enosys, not_implemented_is_translated_and_remembered)
+{
+	unsigned int from = nreq(&self->m);
+
+	EXPECT_EQ(variant->call_errno, call(&self->m, variant->call,
+					    variant->name, variant->to));
+	EXPECT_EQ(variant->call_errno, call(&self->m, variant->call,
+			variant->name2 ? variant->name2 : variant->name,
+			variant->to));
+	EXPECT_EQ(variant->sent, ops_since(&self->m, from, variant->opcode));
+	if (variant->opcode == FUSE_CREATE) {
+		EXPECT_EQ(2, ops_since(&self->m, from, FUSE_MKNOD));
+		EXPECT_EQ(0, stat_errno(&self->m, "new1"));
+	}
+}
+
+/* --- the server drops dentries: fuse_reverse_inval_entry() --- */
+
+/*
+ * "file" is looked up first.  The STATFS of a statfs() is the server's
+ * cue: before answering it, it writes the variant's FUSE_NOTIFY_INVAL_ENTRY
+ * or FUSE_NOTIFY_DELETE, whose write(2) must give write_errno.
+ */
+#define NODEID_OF_FILE	(~0ULL)		/* the nodeid of "file" */
+#define NODEID_OF_NAME	(~1ULL)		/* the nodeid of the notified name */
+
+FIXTURE(notify_entry) {
+	struct mnt m;
+	struct shared *sh;
+	int held;
+};
+
+FIXTURE_VARIANT(notify_entry) {
+	int code;
+	uint64_t parent, child;
+	const char *name;
+	uint32_t flags;
+	const char *hold;	/* held with O_PATH during the notification */
+	bool cwd_in_dir;	/* the test's cwd is mnt/dir meanwhile */
+	int write_errno;
+	int getcwd_errno;	/* with cwd_in_dir: after the notification */
+};
+
+FIXTURE_VARIANT_ADD(notify_entry, notify_inval_entry_parent_unknown) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .parent = 999, .name = "file",
+	.write_errno = ENOENT,
+};
+FIXTURE_VARIANT_ADD(notify_entry, notify_inval_entry_parent_not_dir) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .parent = NODEID_OF_FILE, .name = "x",
+	.write_errno = ENOTDIR,
+};
+FIXTURE_VARIANT_ADD(notify_entry, notify_inval_entry_not_cached) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .parent = FUSE_ROOT_ID,
+	.name = "never-looked-up", .write_errno = ENOENT,
+};
+/* FUSE_EXPIRE_ONLY: the dentry of the cwd stays hashed */
+FIXTURE_VARIANT_ADD(notify_entry, notify_inval_entry_expire_only) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .parent = FUSE_ROOT_ID, .name = "dir",
+	.flags = FUSE_EXPIRE_ONLY, .cwd_in_dir = true, .getcwd_errno = 0,
+};
+/* the control: without the flag it is unhashed, and getcwd() fails */
+FIXTURE_VARIANT_ADD(notify_entry, notify_inval_entry_without_expire_only) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .parent = FUSE_ROOT_ID, .name = "dir",
+	.cwd_in_dir = true, .getcwd_errno = ENOENT,
+};
+FIXTURE_VARIANT_ADD(notify_entry, notify_delete_child_zero) {
+	.code = FUSE_NOTIFY_DELETE, .parent = FUSE_ROOT_ID, .child = 0,
+	.name = "file", .write_errno = 0,
+};
+/* the wrong child: refused, and the held inode keeps its link */
+FIXTURE_VARIANT_ADD(notify_entry, notify_delete_child_mismatch) {
+	.code = FUSE_NOTIFY_DELETE, .parent = FUSE_ROOT_ID, .child = 999,
+	.name = "file", .hold = "file", .write_errno = ENOENT,
+};
+FIXTURE_VARIANT_ADD(notify_entry, notify_delete_dir_not_empty) {
+	.code = FUSE_NOTIFY_DELETE, .parent = FUSE_ROOT_ID,
+	.child = NODEID_OF_NAME, .name = "dir", .hold = "dir/inner",
+	.write_errno = ENOTEMPTY,
+};
+
+static void notify_entry_op(struct shared *sh, struct srv_reply *r,
+			    const struct op *op)
+{
+	const FIXTURE_VARIANT(notify_entry) *v = sh->variant;
+	size_t namelen = strlen(v->name), len;
+	union {
+		struct fuse_notify_inval_entry_out inval;
+		struct fuse_notify_delete_out del;
+		unsigned char buf[64 + 256];
+	} out = { .buf = { 0 } };
+
+	if (!LOAD(sh->phase) || op->opcode != FUSE_STATFS)
+		return;
+	if (v->code == FUSE_NOTIFY_INVAL_ENTRY) {
+		out.inval.parent = sh->nodeid;
+		out.inval.namelen = namelen;
+		out.inval.flags = v->flags;
+		len = sizeof(out.inval);
+	} else {
+		out.del.parent = sh->nodeid;
+		out.del.child = sh->child;
+		out.del.namelen = namelen;
+		len = sizeof(out.del);
+	}
+	memcpy(out.buf + len, v->name, namelen + 1);
+	srv_write_notify(r, v->code, &out, len + namelen + 1);
+	STORE(sh->phase, 0);
+}
+
+static void notify_entry_edit(const struct srv_config *cfg,
+			      const struct fuse_in_header *req, struct srv_reply *r)
+{
+	for_each_op(cfg, req, r, notify_entry_op);
+}
+
+FIXTURE_SETUP(notify_entry)
+{
+	struct stat st;
+
+	self->held = -1;
+	self->sh = mnt_start_edited(&self->m, srv_cfg(SRV_COMPLIANT, LONG, LONG),
+				    variant, notify_entry_edit);
+	ASSERT_NE(NULL, self->sh);
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	self->sh->nodeid = variant->parent == NODEID_OF_FILE ? st.st_ino :
+							       variant->parent;
+	self->sh->child = variant->child;
+	if (variant->child == NODEID_OF_NAME) {
+		ASSERT_EQ(0, stat(path(&self->m, variant->name), &st));
+		self->sh->child = st.st_ino;
+	}
+	if (variant->hold) {
+		self->held = open(path(&self->m, variant->hold), O_PATH);
+		ASSERT_LE(0, self->held);
+	}
+}
+
+FIXTURE_TEARDOWN(notify_entry)
+{
+	if (chdir("/"))
+		perror("chdir");
+	if (self->held >= 0)
+		close(self->held);
+	mnt_stop(&self->m);
+}
+
+TEST_F(notify_entry, the_notification_is_refused_or_drops_what_it_names)
+{
+	const struct srv_record *statfs_rec, *raw;
+	char cwd[256];
+	struct statfs sfs;
+	struct stat st;
+
+	if (variant->cwd_in_dir)
+		ASSERT_EQ(0, chdir(path(&self->m, "dir")));
+	STORE(self->sh->phase, 1);
+	ASSERT_EQ(0, statfs(self->m.dir, &sfs));
+	statfs_rec = srv_log_find(self->m.log, FUSE_STATFS, 0);
+	ASSERT_NE(NULL, statfs_rec);
+	ASSERT_TRUE(wait_replied(&self->m, statfs_rec));
+	raw = srv_log_find_raw(self->m.log, 0);
+	ASSERT_NE(NULL, raw);
+	EXPECT_EQ(variant->write_errno, raw->write_errno);
+
+	if (variant->cwd_in_dir) {
+		errno = 0;
+		EXPECT_EQ(variant->getcwd_errno ? NULL : cwd,
+			  getcwd(cwd, sizeof(cwd)));
+		EXPECT_EQ(variant->getcwd_errno, errno);
+	}
+	if (variant->hold) {
+		ASSERT_EQ(0, fstat(self->held, &st));
+		EXPECT_EQ(1, st.st_nlink);
+	}
+}
+
+TEST_HARNESS_MAIN
