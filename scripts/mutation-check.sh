@@ -31,6 +31,10 @@ Options:
                KUnit and the selftests), kunit (run_kunit.sh) or
                selftests (run_selftests.sh)
   --stock      the stock set (see above)
+  --batch N    apply up to N mutants at once (those whose substitutions
+               still apply), run once, and count each caught when a test
+               named after it failed: for the stock set, whose tests are
+               named after their rows (default 1: one mutant per run)
   --list       list the mutants and exit
   --jobs N     parallel build jobs
   -h, --help   show this help
@@ -103,6 +107,7 @@ PY
 }
 
 jobs=$(nproc)
+batch=1
 runner=guest
 set_name=series
 selected=()
@@ -110,6 +115,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--list) list=1; shift ;;
 	--stock) set_name=stock; shift ;;
+	--batch) [ $# -ge 2 ] || die_usage "--batch needs a number"; batch=$2; shift 2 ;;
 	--jobs) [ $# -ge 2 ] || die_usage "--jobs needs a number"; jobs=$2; shift 2 ;;
 	--runner) [ $# -ge 2 ] || die_usage "--runner needs guest, kunit or selftests"
 		runner=$2; shift 2 ;;
@@ -118,6 +124,7 @@ while [ $# -gt 0 ]; do
 	*) selected+=("$1"); shift ;;
 	esac
 done
+[[ "$batch" =~ ^[1-9][0-9]*$ ]] || die_usage "--batch must be a positive number: $batch"
 case "$runner" in
 guest|kunit|selftests) ;;
 *) die_usage "--runner must be guest, kunit or selftests: $runner" ;;
@@ -168,6 +175,80 @@ print('; '.join(names[:4]) + (' (+%d)' % (len(names) - 4) if len(names) > 4 else
 PY
 }
 
+# The run's failed test names, one a line
+failed_names() {
+	python3 - "$1" <<'PY'
+import json, os, sys
+for root, _, files in os.walk(sys.argv[1]):
+    if 'summary.json' in files:
+        d = json.load(open(os.path.join(root, 'summary.json')))
+        for suite, cases in d.get('suites', {}).items():
+            for c, st in cases.items():
+                if st == 'FAIL':
+                    print('%s: %s' % (suite, c))
+PY
+}
+
+# Several mutants in one kernel: each is caught when a test named after it
+# failed (the stock tests carry their row's name)
+run_batches() {
+	local todo=() m id file what subst n=0 out rc k applied names
+	for m in "${MUTANTS[@]}"; do
+		IFS='|' read -r id _ <<< "$m"
+		if [ ${#selected[@]} -eq 0 ] || printf '%s\n' "${selected[@]}" | grep -qx "$id"; then
+			todo+=("$m")
+		fi
+	done
+	while [ ${#todo[@]} -gt 0 ]; do
+		n=$((n + 1))
+		git -C "$tree" checkout -q -f HEAD -- fs/fuse
+		applied=()
+		local rest=()
+		for m in "${todo[@]}"; do
+			IFS='|' read -r id file what subst <<< "$m"
+			if [ ${#applied[@]} -ge "$batch" ]; then
+				rest+=("$m")
+				continue
+			fi
+			cp "$tree/$file" "$tree/$file.before"
+			perl -0pi -e "$subst" "$tree/$file"
+			if cmp -s "$tree/$file" "$tree/$file.before"; then
+				rest+=("$m")	# masked by an earlier one: next batch
+			else
+				applied+=("$m")
+			fi
+			rm -f "$tree/$file.before"
+		done
+		[ ${#applied[@]} -gt 0 ] || {
+			for m in "${rest[@]}"; do
+				IFS='|' read -r id _ <<< "$m"
+				printf '%-36s %-10s %s\n' "$id" "infra" "the substitution matches nothing" | tee -a "$table"
+				survived=1
+			done
+			break
+		}
+		todo=("${rest[@]}")
+		out="$FUSEGATE_ROOT/results/mutant-$set_name-batch$n"
+		log "batch $n: ${#applied[@]} mutants, ${#todo[@]} left"
+		rc=0
+		run_suites "$out" > "$out.log" 2>&1 || rc=$?
+		names=$(failed_names "$out")
+		for m in "${applied[@]}"; do
+			IFS='|' read -r id file what _ <<< "$m"
+			k=$(printf '%s\n' "$names" | grep -F -- "$id" || true)
+			if [ "$rc" -ne 1 ] && [ "$rc" -ne 0 ]; then
+				result="infra($rc)"; survived=1
+			elif [ -n "$k" ]; then
+				result=caught
+			else
+				result=SURVIVED; survived=1
+			fi
+			printf '%-36s %-10s batch %d: %s\n' "$id" "$result" "$n" \
+				"$(printf '%s\n' "$k" | head -2 | tr '\n' ' ')" | tee -a "$table"
+		done
+	done
+}
+
 main() {
 	local survived=0 m id file what subst rc table out
 	mkdir -p "$FUSEGATE_ROOT/results"
@@ -175,6 +256,12 @@ main() {
 	lock_tree "$tree_name"
 	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "${prep[@]}") || exit $?
 	printf '%-36s %-10s %s\n' mutant result "what it changes / the tests that failed" > "$table"
+	if [ "$batch" -gt 1 ]; then
+		run_batches
+		git -C "$tree" checkout -q -f HEAD -- fs/fuse
+		log "table: $table"
+		exit "$survived"
+	fi
 	for m in "${MUTANTS[@]}"; do
 		IFS='|' read -r id file what subst <<< "$m"
 		if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$id"; then
