@@ -41,7 +41,7 @@ with-replies|mail:with-replies.mbox|0|with review replies, one quoting a hunk: P
 v1-and-v2|mail:v1-and-v2.mbox|0|v1 and v2 in one mbox: v2 taken, PASS|"verdict": "PASS"
 sub_unique_not_checked|gate-fixtures/sub_unique_not_checked|1|our series without rule 3: REGRESSION|sub_unique_reordered;sub_unique: reordered
 sub_error_range_not_checked|gate-fixtures/sub_error_range_not_checked|1|our series without rule 5: REGRESSION|sub_error_range_positive_first;sub_error_range: the first positive
-stock_reply_error_too_negative|gate-fixtures/stock_reply_error_too_negative|1|stock 6.12 without the reply error floor: REGRESSION|reply_error.minus_512
+stock_reply_error_too_negative|gate-fixtures/stock_reply_error_too_negative|1|stock 6.12 without the reply error floor: REGRESSION|reply_error_too_negative
 EOF
 }
 
