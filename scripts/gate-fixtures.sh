@@ -42,6 +42,7 @@ v1-and-v2|mail:v1-and-v2.mbox|0|v1 and v2 in one mbox: v2 taken, PASS|"verdict":
 sub_unique_not_checked|gate-fixtures/sub_unique_not_checked|1|our series without rule 3: REGRESSION|sub_unique_reordered;sub_unique: reordered
 sub_error_range_not_checked|gate-fixtures/sub_error_range_not_checked|1|our series without rule 5: REGRESSION|sub_error_range_positive_first;sub_error_range: the first positive
 stock_reply_error_too_negative|gate-fixtures/stock_reply_error_too_negative|1|stock 6.12 without the reply error floor: REGRESSION|reply_error_too_negative
+stock_lookup_invalid_attr|gate-fixtures/stock_lookup_invalid_attr|1|stock 6.12 taking invalid LOOKUP attributes: REGRESSION|lookup_invalid_attr
 EOF
 }
 
