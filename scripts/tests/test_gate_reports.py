@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""The gate's reports: the verdict table and the KCIDB JSON it writes, from
+results made up here (no kernel, no guest)."""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+from results import Status, Summary, Verdict  # noqa: E402
+
+
+def load_gate():
+    loader = importlib.machinery.SourceFileLoader('fusegate_gate', os.path.join(ROOT, 'fusegate'))
+    spec = importlib.util.spec_from_loader('fusegate_gate', loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+gate = load_gate()
+
+
+def summary(cases, splats=()):
+    s = Summary(verdict=Verdict.PASS, splats=list(splats))
+    for (suite, case), st in cases.items():
+        s.suites.setdefault(suite, {})[case] = st
+        s.logs.setdefault(suite, {})[case] = '# log of %s' % case
+    return s
+
+
+class Compare(unittest.TestCase):
+    def test_verdicts(self):
+        base = summary({('s', 'kept'): Status.PASS, ('s', 'broken'): Status.PASS,
+                        ('s', 'gone'): Status.PASS, ('s', 'new'): Status.SKIP,
+                        ('s', 'known'): Status.FAIL, ('s', 'flaky'): Status.PASS})
+        patched = summary({('s', 'kept'): Status.PASS, ('s', 'broken'): Status.FAIL,
+                           ('s', 'new'): Status.PASS, ('s', 'known'): Status.FAIL,
+                           ('s', 'flaky'): Status.FAIL}, splats=['BUG: oops'])
+        rerun = summary({('s', 'flaky'): Status.PASS, ('s', 'broken'): Status.FAIL})
+        rows = {(r.suite, r.case): r.verdict for r in gate.compare('selftests', base, patched,
+                                                                   rerun)}
+        self.assertEqual(rows[('s', 'kept')], 'same')
+        self.assertEqual(rows[('s', 'broken')], 'REGRESSION')
+        self.assertEqual(rows[('s', 'gone')], 'REGRESSION')
+        self.assertEqual(rows[('s', 'new')], 'progress')
+        self.assertEqual(rows[('s', 'known')], 'known failure')
+        self.assertEqual(rows[('s', 'flaky')], 'FLAKY')
+        self.assertEqual(rows[('kernel-log', 'BUG: oops')], 'REGRESSION')
+
+
+class Kcidb(unittest.TestCase):
+    def test_structure(self):
+        base = summary({('fuse_reply_rules', 'bad_open_reply.sub_unique_reordered.open'):
+                        Status.SKIP})
+        patched = summary({('fuse_reply_rules', 'bad_open_reply.sub_unique_reordered.open'):
+                           Status.PASS,
+                           ('fuse_compound_reply', 'compound_reply_validated.sub_unique: reordered'):
+                           Status.FAIL})
+        rows = gate.compare('selftests', base, patched, None)
+        trees = {'base': gate.Tree('base', 'baseline', '/t/b', 'a' * 40, 'a' * 40, 0),
+                 'patched': gate.Tree('patched', 'patched', '/t/p', 'b' * 40, 'a' * 40, 2,
+                                      'cafe', '/s', ['fuse: one', 'fuse: two'])}
+        builds = {r: {'start_time': '2026-01-01T00:00:00+00:00', 'duration': 10,
+                      'status': 'PASS'} for r in ('base', 'patched')}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'kcidb.json')
+            gate.write_kcidb(path, 'title', trees, builds, rows, '2026-01-01T00:00:00+00:00')
+            data = json.load(open(path))
+        self.assertEqual(data['version']['major'], 5)
+        self.assertEqual(len(data['checkouts']), 1)
+        co = data['checkouts'][0]
+        self.assertEqual(co['origin'], 'fusegate')
+        self.assertEqual(co['git_commit_hash'], 'b' * 40)
+        self.assertEqual(len(co['patchset_files']), 2)
+        self.assertEqual(len(data['builds']), 2)
+        for b in data['builds']:
+            self.assertEqual(b['checkout_id'], co['id'])
+            self.assertTrue(b['config_name'])
+            self.assertIn(b['status'], ('PASS', 'FAIL', 'ERROR'))
+        ids = {b['id'] for b in data['builds']}
+        paths = set()
+        for t in data['tests']:
+            self.assertIn(t['build_id'], ids)
+            self.assertIn(t['status'], ('PASS', 'FAIL', 'ERROR', 'SKIP', 'MISS'))
+            self.assertRegex(t['path'], r'^[A-Za-z0-9_.-]+$')
+            self.assertIn('log_excerpt', t)
+            paths.add(t['path'])
+        self.assertIn('fuse_reply_rules.bad_open_reply.sub_unique_reordered.open', paths)
+        self.assertIn('fuse_compound_reply.compound_reply_validated.sub_unique_reordered', paths)
+
+
+if __name__ == '__main__':
+    unittest.main()
