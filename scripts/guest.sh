@@ -43,7 +43,12 @@ guest_seed_build() {
 		return 0
 	fi
 	log "seeding the guest build from $seed/$dir"
-	cp -a "$seed/$dir" "$dir.seed" || die_infra "could not copy $seed/$dir"
+	# the seed tree is locked while it is copied (a no-op for a caller
+	# that holds it already, as the gate does); the lock ends with the copy
+	(
+		lock_tree "$(basename "$seed")"
+		cp -a "$seed/$dir" "$dir.seed"
+	) || die_infra "could not copy $seed/$dir"
 	mv "$dir.seed" "$dir"
 	rm -rf "$dir/fusegate"
 	git diff --name-only -z fusegate-base HEAD -- | xargs -0 -r touch -c --

@@ -152,10 +152,13 @@ for s in "${selected[@]}"; do
 done
 
 run_suites() {
-	local out=$1
+	local out=$1 seed=()
+	# a first build starts from the bare base's, when there is one
+	[ ! -d "$FUSEGATE_CACHE/trees/baseline/build-guest" ] ||
+		seed=(--seed-build "$FUSEGATE_CACHE/trees/baseline")
 	case "$runner" in
 	guest) "$FUSEGATE_ROOT/run_selftests.sh" --prepared "$tree" --with-kunit \
-		--jobs "$jobs" --results "$out" ;;
+		"${seed[@]}" --jobs "$jobs" --results "$out" ;;
 	*) "$FUSEGATE_ROOT/run_$runner.sh" --prepared "$tree" --jobs "$jobs" --results "$out" ;;
 	esac
 }
