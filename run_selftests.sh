@@ -42,6 +42,8 @@ Options:
   --seed-build DIR  before the first build in this tree, start from the
                     guest build of DIR, a tree of the same base (only what
                     differs is compiled again)
+  --only PROG       only this selftest program (e.g. fuse_reply_rules_test;
+                    repeatable)
   -f, --fixture F   run only fixture F (kselftest harness filter; repeatable)
   -t, --test T      run only test T (repeatable)
   -v, --variant V   run only variant V (repeatable)
@@ -62,6 +64,7 @@ EOF
 
 prep_args=()
 test_args=()
+only=()
 tree_name=
 prepared=
 with_kunit=0
@@ -83,6 +86,10 @@ while [ $# -gt 0 ]; do
 		[[ "$2" =~ ^[A-Za-z0-9_]+$ ]] || die_usage "bad name for $1: $2"
 		test_args+=("-${1#-}" "$2"); shift 2 ;;
 	--with-kunit) with_kunit=1; shift ;;
+	--only) [ $# -ge 2 ] || die_usage "--only needs a program name"
+		[ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$2.c" ] ||
+			die_usage "--only $2: no selftests/filesystems/fuse_compound/$2.c"
+		only+=("$2"); shift 2 ;;
 	--tests) [ $# -ge 2 ] || die_usage "--tests needs 'series' or 'ours'"
 		which_tests=$2; shift 2 ;;
 	--seed-build) [ $# -ge 2 ] || die_usage "--seed-build needs a directory"
@@ -125,9 +132,12 @@ build_tests() {
 	log "building the selftests and servers (kselftest Makefile, static)"
 	make -s -C "$SELFTEST_DIR" OUTPUT="$bin" >> "$results/build.log" 2>&1 ||
 		die_infra "the selftests did not build (see $results/build.log)"
-	local src
+	local src prog
 	for src in "$SELFTEST_DIR"/*_test.c; do
-		cp "$bin/$(basename "$src" .c)" "$out/"
+		prog=$(basename "$src" .c)
+		if [ ${#only[@]} -eq 0 ] || printf '%s\n' "${only[@]}" | grep -qx "$prog"; then
+			cp "$bin/$prog" "$out/"
+		fi
 	done
 	cp "$FUSEGATE_ROOT/selftests/guest/run-tests" "$out/run-tests"
 	# the real-world peer: libfuse 3.14's example, compiled here, never committed

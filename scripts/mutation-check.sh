@@ -130,6 +130,15 @@ guest|kunit|selftests) ;;
 *) die_usage "--runner must be guest, kunit or selftests: $runner" ;;
 esac
 
+# the selftest programs that can tell: the stock checks' for the stock
+# set, all the others (and KUnit) for the series
+programs=()
+for f in "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/*_test.c; do
+	f=$(basename "$f" .c)
+	case "$set_name:$f" in
+	stock:fuse_stock_*|series:fuse_[!s]*|series:fuse_s[!t]*) programs+=(--only "$f") ;;
+	esac
+done
 if [ "$set_name" = stock ]; then
 	mapfile -t MUTANTS < <(stock_mutants)
 	tree_name=mutant-stock
@@ -158,7 +167,7 @@ run_suites() {
 		seed=(--seed-build "$FUSEGATE_CACHE/trees/baseline")
 	case "$runner" in
 	guest) "$FUSEGATE_ROOT/run_selftests.sh" --prepared "$tree" --with-kunit \
-		"${seed[@]}" --jobs "$jobs" --results "$out" ;;
+		"${seed[@]}" "${programs[@]}" --jobs "$jobs" --results "$out" ;;
 	*) "$FUSEGATE_ROOT/run_$runner.sh" --prepared "$tree" --jobs "$jobs" --results "$out" ;;
 	esac
 }
