@@ -362,7 +362,14 @@ tree_problem() {
 
 # Back to the bare base, whatever state the tree was left in
 reset_to_base() {
-	local clean_excludes=() p
+	reset_to fusegate-base
+}
+
+# Back to commit @1 (fusegate-base or one of the series' commits on it),
+# whatever state the tree was left in; only the files that differ from it
+# are written, so the others keep their timestamps
+reset_to() {
+	local target=$1 clean_excludes=() p
 	for p in "${RUNNER_PATHS[@]}"; do
 		clean_excludes+=(-e "/$p")
 	done
@@ -372,16 +379,40 @@ reset_to_base() {
 	rm -f "$tree/.git/index.lock" "$tree/.git/MERGE_HEAD" "$tree/.git/CHERRY_PICK_HEAD" \
 		"$tree/.git/REVERT_HEAD"
 	rm -rf "$tree/.git/rebase-merge"
-	git_tree checkout -q -f --detach fusegate-base
+	git_tree checkout -q -f --detach "$target"
 	git_tree clean -ffdxq "${clean_excludes[@]}"
 }
 
-# Apply the patches one by one, so that a failure names its patch
+# How many of the series' first patches the tree's first commits on the
+# base already are (same diff, same order); 0 unless the tree is sound
+common_prefix() {
+	local f k=0
+	for f in rebase-apply rebase-merge MERGE_HEAD CHERRY_PICK_HEAD REVERT_HEAD; do
+		[ ! -e "$tree/.git/$f" ] || { echo 0; return; }
+	done
+	if ! git_tree merge-base --is-ancestor fusegate-base HEAD 2>/dev/null ||
+	   [ "$(git_tree rev-list --count --merges fusegate-base..HEAD)" -ne 0 ]; then
+		echo 0
+		return
+	fi
+	local want=() have=()
+	mapfile -t want < <(series_patch_ids)
+	mapfile -t have < <(tree_patch_ids)
+	while [ "$k" -lt ${#want[@]} ] && [ "$k" -lt ${#have[@]} ] &&
+	      [ -n "${want[$k]}" ] && [ "${want[$k]}" = "${have[$k]}" ]; do
+		k=$((k + 1))
+	done
+	echo "$k"
+}
+
+# Apply the patches one by one from the one after the @1 first, so that a
+# failure names its patch
 apply_patches() {
-	local i=0 p out subject
+	local i=0 p out skip=${1:-0}
 	out="$stage/am.out"
 	for p in "${patches[@]}"; do
 		i=$((i + 1))
+		[ "$i" -gt "$skip" ] || continue
 		if ! git_tree am -q "$p" > "$out" 2>&1; then
 			report_am_failure "$i" "$p" "$out"
 		fi
@@ -433,11 +464,21 @@ prepare_series() {
 		log "tree '$name' carries the series (${#patches[@]} commit(s) on the base, verified)"
 		return 0
 	fi
-	log "tree '$name': $problem: resetting it to its base"
-	reset_to_base
-	if [ ${#patches[@]} -gt 0 ]; then
-		log "applying ${#patches[@]} patch(es) of $series_desc"
-		apply_patches
+	# the commits the tree shares with the series stay: only what comes
+	# after them is written again (incremental builds stay incremental)
+	local keep target
+	keep=$(common_prefix)
+	if [ "$keep" -gt 0 ]; then
+		target=$(git_tree rev-list --reverse fusegate-base..HEAD | sed -n "${keep}p")
+		log "tree '$name': $problem: keeping the $keep commit(s) it shares with the series"
+		reset_to "$target"
+	else
+		log "tree '$name': $problem: resetting it to its base"
+		reset_to_base
+	fi
+	if [ ${#patches[@]} -gt "$keep" ]; then
+		log "applying $(( ${#patches[@]} - keep )) patch(es) of $series_desc"
+		apply_patches "$keep"
 	fi
 	problem=$(tree_problem)
 	[ -z "$problem" ] || die_infra "tree '$name' after applying the series: $problem"

@@ -181,6 +181,29 @@ class PrepareTreeTest(unittest.TestCase):
         self.assertIn('verified', r.stderr)
         self.assertEqual(os.stat(os.path.join(t, 'fs/fuse/dev.c')).st_mtime_ns, before)
 
+    def test_series_sharing_commits_with_the_tree_rewrites_only_the_rest(self):
+        self.assertEqual(self.prepare('--series', self.series).returncode, 0)
+        t = self.tree()
+        # one more patch, on another file
+        self.write(self.repo, 'fs/fuse/file.c', 'file.c\n')
+        git(self.repo, 'add', 'fs/fuse/file.c')
+        git(self.repo, 'commit', '-q', '-m', 'fuse: change 4')
+        longer = os.path.join(self.tmp, 'longer')
+        git(self.repo, 'format-patch', '-q', '-n', '-o', longer, 'base..HEAD')
+        before = os.stat(os.path.join(t, 'fs/fuse/dev.c')).st_mtime_ns
+        r = self.prepare('--series', longer)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('keeping the 3 commit(s) it shares with the series', r.stderr)
+        self.assertIn('applying 1 patch(es)', r.stderr)
+        self.assertEqual(os.stat(os.path.join(t, 'fs/fuse/dev.c')).st_mtime_ns, before)
+        self.assertEqual(git(t, 'rev-list', '--count', 'fusegate-base..HEAD').strip(), '4')
+        # and back: the fourth commit goes, the three stay
+        r = self.prepare('--series', self.series)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('keeping the 3 commit(s)', r.stderr)
+        self.assert_carries_series()
+        self.assertFalse(os.path.exists(os.path.join(t, 'fs/fuse/file.c')))
+
     # --- series forms and the range (issue 18) ---
 
     def test_range_of_a_repository(self):
