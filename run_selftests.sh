@@ -227,11 +227,11 @@ main() {
 	kunit_mode=none
 	if [ "$with_kunit" -eq 1 ]; then
 		kunit_mode=skip
-		if [ "$which_tests" = ours ]; then
-			tree_has_kunit_hook ||
-				die_infra "--tests ours: this tree has no FUSE_KUNIT_TEST hook to build them with"
+		if [ "$which_tests" = ours ] && tree_has_kunit_hook; then
 			mkdir -p fs/fuse/tests
 			rsync -rc --delete "$FUSEGATE_ROOT/kunit/" fs/fuse/tests/
+		elif [ "$which_tests" = ours ]; then
+			log "--tests ours: this tree has no FUSE_KUNIT_TEST hook to build them with: KUnit skipped"
 		fi
 		! tree_has_kunit_hook || kunit_mode=run
 	fi
