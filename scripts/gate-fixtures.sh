@@ -83,11 +83,8 @@ check() {
 }
 
 run_gate() {
-	local series=$1 dir=$2
-	set +e
-	"$FUSEGATE_ROOT/fusegate" gate --series "$series" --results "$dir" > "$dir.log" 2>&1
-	local rc=$?
-	set -e
+	local series=$1 dir=$2 rc=0
+	"$FUSEGATE_ROOT/fusegate" gate --series "$series" --results "$dir" > "$dir.log" 2>&1 || rc=$?
 	return "$rc"
 }
 

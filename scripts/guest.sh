@@ -86,16 +86,14 @@ guest_boot() {
 	: > "$console"
 	: > "$output"
 	log "booting the guest (limit ${limit}s)"
-	set +e
+	local rc=0
 	timeout --kill-after=10 "$limit" qemu-system-x86_64 -nodefaults -nographic \
 		-no-reboot -m 2048 -smp 2 "${accel[@]}" -bios /usr/share/qemu/qboot.rom \
 		-kernel "$kernel" -initrd "$cpio" \
 		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=$kunit_enable rdinit=/init" \
 		-chardev "file,id=con,path=$console" -serial chardev:con \
 		-chardev "file,id=out,path=$output" -serial chardev:out \
-		-monitor none < /dev/null > "$(dirname "$console")/qemu.log" 2>&1
-	local rc=$?
-	set -e
+		-monitor none < /dev/null > "$(dirname "$console")/qemu.log" 2>&1 || rc=$?
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		if [ "${accel[1]}" = kvm ] && ! grep -q FUSEGATE-BOOT-OK "$console"; then
 			log "WARNING: the guest did not boot under KVM: TCG"
