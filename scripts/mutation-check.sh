@@ -88,21 +88,38 @@ SERIES_MUTANTS=(
 	'export_time_unchecked|fs/fuse/dir.c|fuse_lookup_name() writes the time through a NULL pointer|s/\tif \(time\)\n\t\t\*time = /\t*time = /'
 )
 
-# The stock set: name | file | what | substitution, from the table
+# The stock set: name | file | what | substitution, from the table, in
+# rounds of one mutant per selftest program (the program whose tests carry
+# the row's name), so that a batch puts each program before one mutant
 stock_mutants() {
-	python3 - "$FUSEGATE_ROOT/docs/stock-checks.md" <<'PY'
-import re, sys
+	python3 - "$FUSEGATE_ROOT/docs/stock-checks.md" \
+		"$FUSEGATE_ROOT/selftests/filesystems/fuse_compound" <<'PY'
+import os, re, sys
+programs = {}
+for f in os.listdir(sys.argv[2]):
+    if f.startswith('fuse_stock_') and f.endswith('_test.c'):
+        text = open(os.path.join(sys.argv[2], f)).read()
+        for m in re.finditer(r'^(?:FIXTURE_VARIANT_ADD|TEST_F)\(\w+,\s*(\w+)\)', text, re.M):
+            programs.setdefault(m.group(1), f)
+by_program = {}
 for line in open(sys.argv[1]):
     cells = [c.strip() for c in line.split('|')[1:-1]]
     if len(cells) < 6 or not cells[0].startswith('`'):
         continue
-    name = cells[0].strip('`')
+    name = cells[0].strip('`').replace('-', '_')
     m = re.match(r'(\w+\.c):', cells[1])
     sub = re.search(r'`(s/.*?/[a-z]*)`', cells[5])
     if not m or not sub:
         continue
-    print('%s|fs/fuse/%s|%s|%s' % (name.replace('-', '_'), m.group(1),
-                                   cells[1][:60].replace('|', ' '), sub.group(1)))
+    prog = next((p for n, p in programs.items() if n == name or n.startswith(name + '_')),
+                'none')
+    by_program.setdefault(prog, []).append('%s|fs/fuse/%s|%s|%s' % (
+        name, m.group(1), cells[1][:60].replace('|', ' '), sub.group(1)))
+rounds = max(len(v) for v in by_program.values())
+for i in range(rounds):
+    for prog in sorted(by_program):
+        if i < len(by_program[prog]):
+            print(by_program[prog][i])
 PY
 }
 
