@@ -42,6 +42,20 @@ static inline bool expect_compound(void)
 	return !e || strcmp(e, "0");
 }
 
+/* The server's stdout and stderr: the console in the guest, else nowhere */
+static inline void quiet_server_output(void)
+{
+	int fd = open("/dev/console", O_WRONLY | O_NOCTTY);
+
+	if (fd < 0)
+		fd = open("/dev/null", O_WRONLY);
+	if (fd < 0)
+		return;
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
 /* Mount a server with @cfg on a fresh directory; the server runs in a child */
 static inline int mnt_start(struct mnt *m, struct srv_config cfg)
 {
@@ -71,6 +85,12 @@ static inline int mnt_start(struct mnt *m, struct srv_config cfg)
 		 * teardown (a failed setup) leaves nothing running.
 		 */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/*
+		 * Nor does it hold the test's output: a server stuck in the
+		 * kernel (a mutant that oopses under it) must not keep the
+		 * test driver waiting for the end of the output.
+		 */
+		quiet_server_output();
 		close(pipefd[0]);
 		close(ctl[1]);
 		_exit(srv_run_fd(&cfg, fd));
