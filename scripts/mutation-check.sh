@@ -35,6 +35,8 @@ Options:
                still apply), run once, and count each caught when a test
                named after it failed: for the stock set, whose tests are
                named after their rows (default 1: one mutant per run)
+  --timeout S  the guest's time limit (default: the runner's); a mutant
+               that hangs the kernel costs no more than this
   --list       list the mutants and exit
   --jobs N     parallel build jobs
   -h, --help   show this help
@@ -125,6 +127,7 @@ PY
 
 jobs=$(nproc)
 batch=1
+timeout=()
 runner=guest
 set_name=series
 selected=()
@@ -133,6 +136,7 @@ while [ $# -gt 0 ]; do
 	--list) list=1; shift ;;
 	--stock) set_name=stock; shift ;;
 	--batch) [ $# -ge 2 ] || die_usage "--batch needs a number"; batch=$2; shift 2 ;;
+	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"; timeout=(--timeout "$2"); shift 2 ;;
 	--jobs) [ $# -ge 2 ] || die_usage "--jobs needs a number"; jobs=$2; shift 2 ;;
 	--runner) [ $# -ge 2 ] || die_usage "--runner needs guest, kunit or selftests"
 		runner=$2; shift 2 ;;
@@ -184,8 +188,9 @@ run_suites() {
 		seed=(--seed-build "$FUSEGATE_CACHE/trees/baseline")
 	case "$runner" in
 	guest) "$FUSEGATE_ROOT/run_selftests.sh" --prepared "$tree" --with-kunit \
-		"${seed[@]}" "${programs[@]}" --jobs "$jobs" --results "$out" ;;
-	*) "$FUSEGATE_ROOT/run_$runner.sh" --prepared "$tree" --jobs "$jobs" --results "$out" ;;
+		"${seed[@]}" "${programs[@]}" "${timeout[@]}" --jobs "$jobs" --results "$out" ;;
+	*) "$FUSEGATE_ROOT/run_$runner.sh" --prepared "$tree" "${timeout[@]}" --jobs "$jobs" \
+		--results "$out" ;;
 	esac
 }
 
