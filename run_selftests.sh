@@ -135,7 +135,7 @@ build_tests() {
 	local src prog
 	for src in "$SELFTEST_DIR"/*_test.c; do
 		prog=$(basename "$src" .c)
-		if [ ${#only[@]} -eq 0 ] || printf '%s\n' "${only[@]}" | grep -qx "$prog"; then
+		if [ ${#only[@]} -eq 0 ] || in_list "$prog" "${only[@]}"; then
 			cp "$bin/$prog" "$out/"
 		fi
 	done

@@ -58,12 +58,12 @@ while [ $# -gt 0 ]; do
 	esac
 done
 for s in "${selected[@]}"; do
-	[ "$s" = two-at-once ] || fixture_table | cut -d'|' -f1 | grep -qx "$s" ||
+	[ "$s" = two-at-once ] || in_list "$s" $(fixture_table | cut -d'|' -f1) ||
 		die_usage "no such fixture: $s (see --list)"
 done
 
 wanted() {
-	[ ${#selected[@]} -eq 0 ] || printf '%s\n' "${selected[@]}" | grep -qx "$1"
+	[ ${#selected[@]} -eq 0 ] || in_list "$1" "${selected[@]}"
 }
 
 # check NAME RC WANT_RC RESULTS STRINGS: the verdict and what the report names

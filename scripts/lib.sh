@@ -73,6 +73,18 @@ export_build_env() {
 	export PATH="/usr/bin:$PATH"
 }
 
+# in_list NEEDLE ITEM...: whether NEEDLE is one of the items.  (Not a
+# pipe into grep -q: under pipefail, the writer that grep leaves behind
+# dies of SIGPIPE and the match reads as a failure.)
+in_list() {
+	local needle=$1 item
+	shift
+	for item in "$@"; do
+		[ "$item" != "$needle" ] || return 0
+	done
+	return 1
+}
+
 # Seconds since the epoch, for phase timings
 now() { date +%s; }
 

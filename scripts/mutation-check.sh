@@ -176,9 +176,9 @@ if [ "${list:-0}" = 1 ]; then
 	done
 	exit 0
 fi
+mapfile -t MUTANT_IDS < <(printf '%s\n' "${MUTANTS[@]}" | cut -d'|' -f1)
 for s in "${selected[@]}"; do
-	printf '%s\n' "${MUTANTS[@]}" | cut -d'|' -f1 | grep -qx "$s" ||
-		die_usage "no such mutant: $s (see --list)"
+	in_list "$s" "${MUTANT_IDS[@]}" || die_usage "no such mutant: $s (see --list)"
 done
 
 run_suites() {
@@ -229,7 +229,7 @@ run_batches() {
 	local todo=() m id file what subst n=0 out rc k applied names
 	for m in "${MUTANTS[@]}"; do
 		IFS='|' read -r id _ <<< "$m"
-		if [ ${#selected[@]} -eq 0 ] || printf '%s\n' "${selected[@]}" | grep -qx "$id"; then
+		if [ ${#selected[@]} -eq 0 ] || in_list "$id" "${selected[@]}"; then
 			todo+=("$m")
 		fi
 	done
@@ -278,7 +278,7 @@ run_batches() {
 				result=SURVIVED; survived=1
 			fi
 			printf '%-36s %-10s batch %d: %s\n' "$id" "$result" "$n" \
-				"$(printf '%s\n' "$k" | head -2 | tr '\n' ' ')" | tee -a "$table"
+				"$(printf '%s\n' "$k" | sed -n '1,2p' | tr '\n' ' ')" | tee -a "$table"
 		done
 	done
 }
@@ -298,7 +298,7 @@ main() {
 	fi
 	for m in "${MUTANTS[@]}"; do
 		IFS='|' read -r id file what subst <<< "$m"
-		if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$id"; then
+		if [ ${#selected[@]} -gt 0 ] && ! in_list "$id" "${selected[@]}"; then
 			continue
 		fi
 		git -C "$tree" checkout -q -f HEAD -- fs/fuse
