@@ -209,8 +209,9 @@ print('; '.join(names[:4]) + (' (+%d)' % (len(names) - 4) if len(names) > 4 else
 PY
 }
 
-# The run's failed test names, one a line
-failed_names() {
+# Every test of a run with its status, one "STATUS suite: case" a line,
+# and a "SPLAT" line per kernel splat
+test_states() {
 	python3 - "$1" <<'PY'
 import json, os, sys
 for root, _, files in os.walk(sys.argv[1]):
@@ -218,15 +219,16 @@ for root, _, files in os.walk(sys.argv[1]):
         d = json.load(open(os.path.join(root, 'summary.json')))
         for suite, cases in d.get('suites', {}).items():
             for c, st in cases.items():
-                if st == 'FAIL':
-                    print('%s: %s' % (suite, c))
+                print('%s %s: %s' % (st, suite, c))
+        for s in d.get('splats', []):
+            print('SPLAT %s' % s[:80])
 PY
 }
 
 # Several mutants in one kernel: each is caught when a test named after it
 # failed (the stock tests carry their row's name)
 run_batches() {
-	local todo=() m id file what subst n=0 out rc k applied names
+	local todo=() m id file what subst n=0 out rc k applied states passed
 	for m in "${MUTANTS[@]}"; do
 		IFS='|' read -r id _ <<< "$m"
 		if [ ${#selected[@]} -eq 0 ] || in_list "$id" "${selected[@]}"; then
@@ -266,16 +268,21 @@ run_batches() {
 		log "batch $n: ${#applied[@]} mutants, ${#todo[@]} left"
 		rc=0
 		run_suites "$out" > "$out.log" 2>&1 || rc=$?
-		names=$(failed_names "$out")
+		states=$(test_states "$out")
 		for m in "${applied[@]}"; do
 			IFS='|' read -r id file what _ <<< "$m"
-			k=$(printf '%s\n' "$names" | grep -F -- "$id" || true)
-			if [ "$rc" -ne 1 ] && [ "$rc" -ne 0 ]; then
-				result="infra($rc)"; survived=1
-			elif [ -n "$k" ]; then
+			k=$(printf '%s\n' "$states" | sed -n 's/^FAIL //p' | grep -F -- "$id" || true)
+			passed=$(printf '%s\n' "$states" | sed -n 's/^PASS //p' | grep -F -- "$id" || true)
+			if [ -n "$k" ]; then
 				result=caught
-			else
+			elif [ -n "$passed" ] && [ "$rc" -le 1 ] &&
+				[[ $'\n'"$states" != *$'\n'SPLAT* ]]; then
 				result=SURVIVED; survived=1
+			else
+				# its tests did not run (a neighbour hung or crashed
+				# the guest) or a splat cannot be told apart: alone
+				solo+=("$m")
+				result=unjudged; k="re-run alone (run exit $rc)"
 			fi
 			printf '%-36s %-10s batch %d: %s\n' "$id" "$result" "$n" \
 				"$(printf '%s\n' "$k" | sed -n '1,2p' | tr '\n' ' ')" | tee -a "$table"
@@ -283,8 +290,30 @@ run_batches() {
 	done
 }
 
+# One mutant in its own kernel: caught when the run fails
+run_one() {
+	local id file what subst out rc result
+	IFS='|' read -r id file what subst <<< "$1"
+	git -C "$tree" checkout -q -f HEAD -- fs/fuse
+	perl -0pi -e "$subst" "$tree/$file"
+	if git -C "$tree" diff --quiet -- "$file"; then
+		die_infra "mutant $id: the substitution changed nothing ($file moved on?)"
+	fi
+	log "mutant $id ($what)"
+	out="$FUSEGATE_ROOT/results/mutant-$set_name-$id"
+	rc=0
+	run_suites "$out" > "$out.log" 2>&1 || rc=$?
+	case $rc in
+	1) result=caught ;;
+	0) result=SURVIVED; survived=1 ;;
+	*) result="infra($rc)"; survived=1 ;;
+	esac
+	printf '%-36s %-10s %s / %s\n' "$id" "$result" "$what" \
+		"$(failed_tests "$out" 2>/dev/null || true)" | tee -a "$table"
+}
+
 main() {
-	local survived=0 m id file what subst rc table out
+	local survived=0 m id solo=() table
 	mkdir -p "$FUSEGATE_ROOT/results"
 	table="$FUSEGATE_ROOT/results/mutants-$set_name.txt"
 	lock_tree "$tree_name"
@@ -292,32 +321,18 @@ main() {
 	printf '%-36s %-10s %s\n' mutant result "what it changes / the tests that failed" > "$table"
 	if [ "$batch" -gt 1 ]; then
 		run_batches
-		git -C "$tree" checkout -q -f HEAD -- fs/fuse
-		log "table: $table"
-		exit "$survived"
+		[ ${#solo[@]} -eq 0 ] || log "${#solo[@]} mutant(s) the batches could not judge: one at a time"
+		for m in "${solo[@]}"; do
+			run_one "$m"
+		done
+	else
+		for m in "${MUTANTS[@]}"; do
+			IFS='|' read -r id _ <<< "$m"
+			if [ ${#selected[@]} -eq 0 ] || in_list "$id" "${selected[@]}"; then
+				run_one "$m"
+			fi
+		done
 	fi
-	for m in "${MUTANTS[@]}"; do
-		IFS='|' read -r id file what subst <<< "$m"
-		if [ ${#selected[@]} -gt 0 ] && ! in_list "$id" "${selected[@]}"; then
-			continue
-		fi
-		git -C "$tree" checkout -q -f HEAD -- fs/fuse
-		perl -0pi -e "$subst" "$tree/$file"
-		if git -C "$tree" diff --quiet -- "$file"; then
-			die_infra "mutant $id: the substitution changed nothing ($file moved on?)"
-		fi
-		log "mutant $id ($what)"
-		out="$FUSEGATE_ROOT/results/mutant-$set_name-$id"
-		rc=0
-		run_suites "$out" > "$out.log" 2>&1 || rc=$?
-		case $rc in
-		1) result=caught ;;
-		0) result=SURVIVED; survived=1 ;;
-		*) result="infra($rc)"; survived=1 ;;
-		esac
-		printf '%-36s %-10s %s / %s\n' "$id" "$result" "$what" \
-			"$(failed_tests "$out" 2>/dev/null || true)" | tee -a "$table"
-	done
 	git -C "$tree" checkout -q -f HEAD -- fs/fuse
 	log "table: $table"
 	exit "$survived"
