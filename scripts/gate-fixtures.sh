@@ -35,6 +35,7 @@ EOF
 fixture_table() {
 	cat <<'EOF'
 does-not-apply|gate-fixtures/does-not-apply|3|patch 3 written against another tree: INFRA|patch 3 of 3;error: patch failed: fs/fuse/file.c
+empty-patch|mail:empty-patch.mbox|3|patch 1 stripped of its diff: INFRA naming it|[PATCH 01/;": empty patch: the mail has no diff
 missing-patch|mail:missing-patch.mbox|3|an mbox without patch 7: INFRA naming the gap|missing 7/
 with-cover|mail:with-cover.mbox|0|our series with its cover letter: PASS|"verdict": "PASS"
 with-replies|mail:with-replies.mbox|0|with review replies, one quoting a hunk: PASS|"verdict": "PASS"

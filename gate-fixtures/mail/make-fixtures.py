@@ -18,11 +18,14 @@ letter 0000-cover-letter.patch) and writes into OUTDIR (created if need be):
                       the last one with an extra 'v1 text' line in its
                       commit message)
   missing-patch.mbox  the cover letter and every patch but patch 7
+  empty-patch.mbox    the cover letter and the patches, patch 1 with its
+                      commit message but no diff (an empty patch)
 
 The fixtures are built at test time from the series as it is, so they
 never go stale; nothing generated is committed.  Folded Subject lines stay
 folded.  series.py must take the patches of kernel-patches/ (same
-'series.py id') from the first three, and refuse the last naming 7/N.
+'series.py id') from the first three, refuse missing-patch.mbox naming
+7/N and empty-patch.mbox naming patch 1 as empty.
 
 Exit status: 0 written; 2 usage error; 3 kernel-patches/ is missing a
 file or a patch is not in the expected format ('INFRA ERROR: ...').
@@ -110,6 +113,15 @@ def above_separator(raw, lines):
     return header + body[:m.start()] + lines + body[m.start():]
 
 
+def without_diff(raw):
+    """The mail up to its '---' line: a commit message and no change."""
+    header, body = split_mail(raw)
+    m = re.search(rb'^---$', body, re.M)
+    if not m:
+        raise Infra("a patch without a '---' line: %r" % subject_value(raw))
+    return header + body[:m.end()] + b'\n'
+
+
 def message_id(k):
     """The Message-Id a reply gives for patch k (the patches carry none)."""
     return b'<fusegate-patch-%02d@localhost>' % k
@@ -177,6 +189,7 @@ def fixtures(cover, patches):
         'with-replies.mbox': b''.join(replies),
         'v1-and-v2.mbox': b''.join(v2 + v1),
         'missing-patch.mbox': b''.join(missing),
+        'empty-patch.mbox': b''.join([cover, without_diff(patches[0])] + patches[1:]),
     }
 
 

@@ -520,6 +520,11 @@ class MailFixtures(SeriesTestCase):
         line = self.refused(self.fixture('missing-patch.mbox'))
         self.assertIn('missing 7/%d' % self.total, line)
 
+    def test_empty_patch_is_refused_by_name(self):
+        line = self.refused(self.fixture('empty-patch.mbox'))
+        self.assertIn('[PATCH 01/%d' % self.total, line)
+        self.assertIn('empty patch', line)
+
     def test_missing_kernel_patch_file(self):
         self.write('kp/series', b'0001-gone.patch\n')
         self.write('kp/0000-cover-letter.patch', make_mail('[PATCH 0/1] c', diff=False))
