@@ -34,19 +34,6 @@ struct shared {
 #include "reply_edit.h"
 
 
-/* Both processes read and write struct shared */
-#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
-/* The server's edit counts the replies it changed: a test must change one */
-#define EDITED(sh)	__atomic_add_fetch(&(sh)->edits, 1, __ATOMIC_RELEASE)
-
-/* Requests of @opcode since record @from, alone or inside a compound */
-static unsigned int ops_since(struct mnt *m, unsigned int from, uint32_t opcode)
-{
-	return count_since(m, from, opcode, false) +
-	       count_since(m, from, opcode, true);
-}
-
 /* The write result of the first reply to @opcode since @from */
 static int reply_errno_since(struct mnt *m, unsigned int from, uint32_t opcode)
 {

@@ -59,19 +59,6 @@ FIXTURE_TEARDOWN(f)							\
 	mnt_stop(&self->m);						\
 }
 
-/* Both processes read and write struct shared */
-#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
-/* The server's edit counts the replies it changed: a test must change one */
-#define EDITED(sh)	__atomic_add_fetch(&(sh)->edits, 1, __ATOMIC_RELEASE)
-
-/* Requests of @opcode since record @from, alone or inside a compound */
-static unsigned int ops_since(struct mnt *m, unsigned int from, uint32_t opcode)
-{
-	return count_since(m, from, opcode, false) +
-	       count_since(m, from, opcode, true);
-}
-
 static int stat_errno(struct mnt *m, const char *name)
 {
 	struct stat st;

@@ -61,12 +61,6 @@ static void f##_edit(const struct srv_config *cfg,			\
 	for_each_op(cfg, req, r, f##_op);				\
 }
 
-/* Both processes read and write struct shared */
-#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
-/* The server's edit counts the replies it changed: a test must change one */
-#define EDITED(sh)	__atomic_add_fetch(&(sh)->edits, 1, __ATOMIC_RELEASE)
-
 /* LOOKUPs since record @from, sent alone or inside a compound */
 static unsigned int lookups_since(struct mnt *m, unsigned int from)
 {

@@ -181,6 +181,13 @@ static inline unsigned int count_since(struct mnt *m, unsigned int from,
 	return n;
 }
 
+/* Requests of @opcode since record @from, alone or inside a compound */
+static inline unsigned int ops_since(struct mnt *m, unsigned int from, uint32_t opcode)
+{
+	return count_since(m, from, opcode, false) +
+	       count_since(m, from, opcode, true);
+}
+
 static inline const struct srv_record *compound_since(struct mnt *m, unsigned int from)
 {
 	unsigned int i;

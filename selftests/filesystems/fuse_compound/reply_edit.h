@@ -6,10 +6,16 @@
  * see) what its server's edit is to do, and the edit walks the reply.
  *
  * Include after fuse_test.h and after defining struct shared, whose first
- * member is 'const void *variant'.
+ * member is 'const void *variant' and which counts the edits in 'edits'.
  */
 #ifndef FUSEGATE_REPLY_EDIT_H
 #define FUSEGATE_REPLY_EDIT_H
+
+/* Both processes read and write struct shared */
+#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+/* The server's edit counts the replies it changed: a test must change one */
+#define EDITED(sh)	__atomic_add_fetch(&(sh)->edits, 1, __ATOMIC_RELEASE)
 
 /* One operation a reply answers: a plain request or a compound's subrequest */
 struct op {
