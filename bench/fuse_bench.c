@@ -15,6 +15,9 @@
  * kernel handles like an expired attribute timeout; the attributes the
  * operation itself fetches then stay valid for the rest of the operation,
  * as they would with a 1 s timeout.  Expired dentries use entry timeout 0.
+ * With writeback caching each operation starts on a fresh tick of the
+ * coarse clock (next_time_tick()), so that the SETATTR of the times comes
+ * after every write, whatever the mode's latency.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -307,6 +310,25 @@ static uint64_t now_ns(clockid_t clk)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * With writeback caching the kernel keeps mtime and ctime itself and sends
+ * them to the server in a SETATTR when a write changed them.  A write
+ * changes them only when the coarse clock (current_time()) has ticked
+ * since the last one, so how often that SETATTR comes depends on how long
+ * the operations take, not on what the kernel decides: a slower mode would
+ * count more round trips for the same requests.  Before each operation
+ * (untimed) wait for the next tick: every write then changes the times and
+ * every mode sends its SETATTR.
+ */
+static void next_time_tick(void)
+{
+	const struct timespec pause = { .tv_nsec = 200000 };
+	uint64_t t0 = now_ns(CLOCK_REALTIME_COARSE);
+
+	while (now_ns(CLOCK_REALTIME_COARSE) == t0)
+		nanosleep(&pause, NULL);
+}
+
 static const char *opname(uint32_t op)
 {
 	switch (op) {
@@ -410,6 +432,8 @@ static int run_cell(const struct workload *w, unsigned int mode,
 		if (w->inval_attr && srv_notify_inval_attr(m.fuse_fd,
 							   m.file_nodeid))
 			die("notify");
+		if (wb)
+			next_time_tick();
 		ret = w->op(&m);
 		if (ret < 0)
 			die(w->name);
@@ -429,6 +453,8 @@ static int run_cell(const struct workload *w, unsigned int mode,
 			if (w->inval_attr &&
 			    srv_notify_inval_attr(m.fuse_fd, m.file_nodeid))
 				die("notify");
+			if (wb)
+				next_time_tick();
 			if (r == runs - 1 && i == count - 1)
 				settle(&m, from, opens);	/* a clean log */
 			op_from = log_n(&m);
