@@ -31,10 +31,16 @@ die_usage() {
 # the results finds the reason without reading the output.
 die_infra() {
 	printf 'INFRA ERROR: %s\n' "$*" >&2
+	record_infra "$*"
+	exit "$EXIT_INFRA"
+}
+
+# Write the reason of an infrastructure error that a tool below has
+# already said on stderr into INFRA_SUMMARY, when the caller set it
+record_infra() {
 	if [ -n "${INFRA_SUMMARY:-}" ]; then
 		python3 "$FUSEGATE_ROOT/scripts/results.py" infra "$INFRA_SUMMARY" "$*" || true
 	fi
-	exit "$EXIT_INFRA"
 }
 
 # Packages every runner needs on a Debian 12 machine

@@ -291,8 +291,13 @@ split_series() {
 	fi
 	local args=(split "$src" --out "$stage/patches")
 	[ -z "$version" ] || args+=(--version "$version")
-	if ! "${SERIES_PY[@]}" "${args[@]}" > "$stage/list"; then
+	local rc=0 reason
+	"${SERIES_PY[@]}" "${args[@]}" > "$stage/list" 2> "$stage/split.err" || rc=$?
+	cat "$stage/split.err" >&2
+	if [ "$rc" -ne 0 ]; then
 		# series.py has named the mail and the reason on stderr
+		reason=$(sed -n 's/^INFRA ERROR: //p' "$stage/split.err" | tail -n 1)
+		record_infra "${reason:-scripts/series.py could not split $src (exit $rc)}"
 		exit "$EXIT_INFRA"
 	fi
 	mapfile -t patches < "$stage/list"

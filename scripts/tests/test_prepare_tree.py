@@ -9,6 +9,7 @@ of their own, so they take seconds:
   python3 -m unittest discover -s scripts/tests -p 'test_prepare_tree.py' -v
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -69,9 +70,12 @@ class PrepareTreeTest(unittest.TestCase):
             f.write(text)
         return path
 
-    def prepare(self, *args, name='t'):
+    def prepare(self, *args, name='t', summary=None):
         env = dict(os.environ, FUSEGATE_CACHE=self.cache)
         env.pop('FUSEGATE_LOCKS_HELD', None)
+        env.pop('INFRA_SUMMARY', None)
+        if summary:
+            env['INFRA_SUMMARY'] = summary
         return subprocess.run([PREPARE, '--tree', self.base, '--name', name] + list(args),
                               capture_output=True, text=True, env=env)
 
@@ -115,10 +119,16 @@ class PrepareTreeTest(unittest.TestCase):
             head = f.read().split('\n---\n')[0]
         with open(os.path.join(empty, first), 'w') as f:
             f.write(head + '\n')
-        r = self.prepare('--series', empty)
+        summary = os.path.join(self.tmp, 'summary.json')
+        r = self.prepare('--series', empty, summary=summary)
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn('empty patch', r.stderr)
         self.assertIn(first, r.stderr)
+        # the gate reads the reason from the summary, not from the output
+        with open(summary) as f:
+            reason = json.load(f)['infra_error']
+        self.assertIn('empty patch', reason)
+        self.assertIn(first, reason)
         r = self.prepare('--series', self.series)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assert_carries_series()
