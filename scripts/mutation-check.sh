@@ -209,6 +209,43 @@ print('; '.join(names[:4]) + (' (+%d)' % (len(names) - 4) if len(names) > 4 else
 PY
 }
 
+# The process each kernel splat of a run's console hit, one a line (its
+# "Comm:", the first 15 characters of the program's name; '?' when the
+# report names none)
+splat_comms() {
+	python3 - "$FUSEGATE_ROOT/scripts" "$1/console.log" <<'PY'
+import re, sys
+sys.path.insert(0, sys.argv[1])
+from ktap_report import SPLATS
+try:
+    lines = open(sys.argv[2], errors='replace').read().splitlines()
+except OSError:
+    sys.exit(0)
+for i, line in enumerate(lines):
+    if any(p.search(line) for p in SPLATS):
+        comm = '?'
+        for follow in lines[i:i + 15]:
+            m = re.search(r'\bComm: (\S+)', follow)
+            if m:
+                comm = m.group(1)
+                break
+        print(comm)
+PY
+}
+
+# Whether a splat may belong to the program PROG (of COMM...): one hit
+# it, or one hit a process that is not a stock test program (a kworker,
+# '?'), which could be anybody's
+splat_near() {
+	local prog=$1 comm
+	shift
+	for comm in "$@"; do
+		[ "$comm" != "$prog" ] || return 0
+		[[ "$comm" == fuse_stock_* ]] || return 0
+	done
+	return 1
+}
+
 # Every test of a run with its status, one "STATUS suite: case" a line,
 # and a "SPLAT" line per kernel splat
 test_states() {
@@ -228,7 +265,7 @@ PY
 # Several mutants in one kernel: each is caught when a test named after it
 # failed (the stock tests carry their row's name)
 run_batches() {
-	local todo=() m id file what subst n=0 out rc k applied states passed
+	local todo=() m id file what subst n=0 out rc k applied states passed comms=() prog
 	for m in "${MUTANTS[@]}"; do
 		IFS='|' read -r id _ <<< "$m"
 		if [ ${#selected[@]} -eq 0 ] || in_list "$id" "${selected[@]}"; then
@@ -269,18 +306,25 @@ run_batches() {
 		rc=0
 		run_suites "$out" > "$out.log" 2>&1 || rc=$?
 		states=$(test_states "$out")
+		mapfile -t comms < <(splat_comms "$out")
 		for m in "${applied[@]}"; do
 			IFS='|' read -r id file what _ <<< "$m"
 			k=$(printf '%s\n' "$states" | sed -n 's/^FAIL //p' | grep -F -- "$id" || true)
 			passed=$(printf '%s\n' "$states" | sed -n 's/^PASS //p' | grep -F -- "$id" || true)
+			# the program whose tests carry the mutant's name, as the
+			# kernel names it in a splat (15 characters)
+			prog=$(printf '%s\n' "$passed" | sed -n '1s/:.*//p')
+			prog=${prog:+${prog}_test}
+			prog=${prog:0:15}
 			if [ -n "$k" ]; then
 				result=caught
-			elif [ -n "$passed" ] && [ "$rc" -le 1 ] &&
-				[[ $'\n'"$states" != *$'\n'SPLAT* ]]; then
+			elif [ -n "$passed" ] && [ "$rc" -le 1 ] && ! splat_near "$prog" "${comms[@]}"; then
+				# its tests passed, and no splat hit its program
 				result=SURVIVED; survived=1
 			else
 				# its tests did not run (a neighbour hung or crashed
-				# the guest) or a splat cannot be told apart: alone
+				# the guest), or a splat hit its program or cannot
+				# be placed: alone
 				solo+=("$m")
 				result=unjudged; k="re-run alone (run exit $rc)"
 			fi
