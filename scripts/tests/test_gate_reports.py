@@ -95,5 +95,32 @@ class Kcidb(unittest.TestCase):
         self.assertIn('fuse_compound_reply.compound_reply_validated.sub_unique_reordered', paths)
 
 
+class Locks(unittest.TestCase):
+    """Two gates at once: the tree locks last for the whole run, even where
+    the caller keeps no reference to what lock_trees() returned."""
+
+    def test_tree_lock_is_held_after_lock_trees_returns(self):
+        import gc
+        import subprocess
+        with tempfile.TemporaryDirectory() as cache:
+            old_cache, old_held = gate.CACHE, os.environ.get('FUSEGATE_LOCKS_HELD')
+            gate.CACHE = cache
+            try:
+                gate.lock_trees(['patched'])     # the result dropped on purpose
+                gc.collect()
+                lock = os.path.join(cache, 'trees', 'patched.lock')
+                r = subprocess.run(['flock', '-n', lock, 'true'])
+                self.assertEqual(r.returncode, 1, 'another process could take the lock')
+            finally:
+                for _, f in gate.HELD_LOCKS:
+                    f.close()
+                gate.HELD_LOCKS.clear()
+                gate.CACHE = old_cache
+                if old_held is None:
+                    os.environ.pop('FUSEGATE_LOCKS_HELD', None)
+                else:
+                    os.environ['FUSEGATE_LOCKS_HELD'] = old_held
+
+
 if __name__ == '__main__':
     unittest.main()
