@@ -125,6 +125,18 @@ for i in range(rounds):
 PY
 }
 
+# The stock rows whose mutant no input tells apart (their notes say
+# "**equivalent"), one name a line
+stock_equivalents() {
+	python3 - "$FUSEGATE_ROOT/docs/stock-checks.md" <<'PY'
+import sys
+for line in open(sys.argv[1]):
+    cells = [c.strip() for c in line.split('|')[1:-1]]
+    if len(cells) >= 7 and cells[0].startswith('`') and cells[6].startswith('**equivalent'):
+        print(cells[0].strip('`').replace('-', '_'))
+PY
+}
+
 jobs=$(nproc)
 batch=1
 timeout=()
@@ -160,8 +172,10 @@ for f in "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/*_test.c; do
 	stock:fuse_stock_*|series:fuse_[!s]*|series:fuse_s[!t]*) programs+=(--only "$f") ;;
 	esac
 done
+EQUIVALENT=()
 if [ "$set_name" = stock ]; then
 	mapfile -t MUTANTS < <(stock_mutants)
+	mapfile -t EQUIVALENT < <(stock_equivalents)
 	tree_name=mutant-stock
 	prep=(--baseline --name "$tree_name")
 else
@@ -177,6 +191,16 @@ if [ "${list:-0}" = 1 ]; then
 	exit 0
 fi
 mapfile -t MUTANT_IDS < <(printf '%s\n' "${MUTANTS[@]}" | cut -d'|' -f1)
+# Whether to run mutant ID: the named ones, or when none is named every
+# one but the equivalent (listed in the table, not run)
+wanted() {
+	if [ ${#selected[@]} -gt 0 ]; then
+		in_list "$1" "${selected[@]}"
+	else
+		! in_list "$1" "${EQUIVALENT[@]}"
+	fi
+}
+
 for s in "${selected[@]}"; do
 	in_list "$s" "${MUTANT_IDS[@]}" || die_usage "no such mutant: $s (see --list)"
 done
@@ -268,7 +292,7 @@ run_batches() {
 	local todo=() m id file what subst n=0 out rc k applied states passed comms=() prog
 	for m in "${MUTANTS[@]}"; do
 		IFS='|' read -r id _ <<< "$m"
-		if [ ${#selected[@]} -eq 0 ] || in_list "$id" "${selected[@]}"; then
+		if wanted "$id"; then
 			todo+=("$m")
 		fi
 	done
@@ -363,6 +387,12 @@ main() {
 	lock_tree "$tree_name"
 	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "${prep[@]}") || exit $?
 	printf '%-36s %-10s %s\n' mutant result "what it changes / the tests that failed" > "$table"
+	if [ ${#selected[@]} -eq 0 ]; then
+		for id in "${EQUIVALENT[@]}"; do
+			printf '%-36s %-10s %s\n' "$id" equivalent \
+				"not run: no input tells it apart (docs/stock-checks.md)" | tee -a "$table"
+		done
+	fi
 	if [ "$batch" -gt 1 ]; then
 		run_batches
 		[ ${#solo[@]} -eq 0 ] || log "${#solo[@]} mutant(s) the batches could not judge: one at a time"
@@ -372,7 +402,7 @@ main() {
 	else
 		for m in "${MUTANTS[@]}"; do
 			IFS='|' read -r id _ <<< "$m"
-			if [ ${#selected[@]} -eq 0 ] || in_list "$id" "${selected[@]}"; then
+			if wanted "$id"; then
 				run_one "$m"
 			fi
 		done
