@@ -24,7 +24,9 @@ Sets:
   --stock     the checks of stock 6.12 that docs/stock-checks.md lists,
               a mutant per row (its 'mutant' column), in tree
               'mutant-stock' (no series): the stock-check selftests must
-              catch them
+              catch them; the rows whose mutant no input tells
+              apart (notes "equivalent") are listed, and run
+              only when named
 
 Options:
   --runner R   guest (default: run_selftests.sh --with-kunit, one boot for
