@@ -47,7 +47,7 @@ struct backing_map { int32_t fd; uint32_t flags; uint64_t padding; };
 
 enum call {
 	CALL_NONE, CALL_READ,	/* nothing; read(8192) */
-	CALL_FAULT,		/* mmap 8192, MADV_RANDOM, load byte 0 */
+	CALL_FAULT,		/* mmap 8192, MADV_RANDOM, load byte 0, 4096 */
 	CALL_WRITE,		/* write(count) */
 	CALL_WRITE_FSYNC,	/* write(4096), then fsync() */
 	CALL_COPY,		/* copy_file_range(file -> empty, 100) */
@@ -90,6 +90,7 @@ struct io_case {
 	int again;
 	off_t st_size;		/* fstat after the call (0: unchecked) */
 	uint32_t read_size;	/* the READ asked for this (0: unchecked) */
+	int at_4096;		/* CALL_FAULT: byte 4096 (-SIGBUS: beyond EOF) */
 	int open_err[2];	/* errno of the 1st, 2nd (if 2nd flags) open */
 	bool mmap_first;	/* the 1st fd cannot be mapped */
 	int ioctl_ret;		/* the server's ioctl: its result or -errno */
@@ -260,11 +261,6 @@ static void teardown_case(struct mnt *m, struct mnt *b)
 		body(_metadata, &self->m, &variant->c);			\
 	}
 
-static long ret_of(long ret)
-{
-	return ret < 0 ? -errno : ret;
-}
-
 /* Open "file", make the call, close; what the call returned */
 static long one_round(struct __test_metadata *_metadata, struct mnt *m,
 		      const struct io_case *c)
@@ -289,6 +285,7 @@ static long one_round(struct __test_metadata *_metadata, struct mnt *m,
 		p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
 		EXPECT_EQ(0, madvise(p, 8192, MADV_RANDOM));
 		res = p == MAP_FAILED ? -errno : p[0];
+		EXPECT_EQ(c->at_4096, load_in_child(p + 4096));
 		munmap(p, 8192);
 		break;
 	case CALL_WRITE:
@@ -372,9 +369,10 @@ IO_FIXTURE(read_short, the_file_ends_where_the_read_did, run_call)
 FIXTURE_VARIANT_ADD(read_short, read_short_eof_readahead) {
 	.c = { .file_size = 8192, .call = CALL_READ, .ret = 6, .st_size = 6 },
 };
-/* the same, read by a page fault: ->read_folio, one page */
+/* the same, read by a page fault: ->read_folio, one page; page 1 is then past EOF */
 FIXTURE_VARIANT_ADD(read_short, read_short_eof_readpage) {
-	.c = { .file_size = 8192, .call = CALL_FAULT, .ret = 'h', .st_size = 6, .read_size = 4096 },
+	.c = { .file_size = 8192, .call = CALL_FAULT, .ret = 'h', .at_4096 = -SIGBUS,
+	       .st_size = 6, .read_size = 4096 },
 };
 /* 6 bytes; READ(4096) answered with 200: short, but it does not grow */
 FIXTURE_VARIANT_ADD(read_short, read_short_no_grow) {

@@ -120,11 +120,6 @@ FIXTURE_TEARDOWN(xcall)
 	mnt_stop(&self->m);
 }
 
-static long ret_of(long ret)
-{
-	return ret < 0 ? -errno : ret;
-}
-
 /* Make the call on "file"; its result or -errno */
 static long xcall(struct __test_metadata *_metadata, struct mnt *m,
 		  const struct xcase *c)

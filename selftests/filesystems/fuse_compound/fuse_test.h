@@ -198,6 +198,25 @@ static inline const struct srv_record *compound_since(struct mnt *m, unsigned in
 	return NULL;
 }
 
+/* A syscall's result, or -errno when it failed */
+static inline long ret_of(long ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
+/* Load the byte at @p in a child process: the byte, or -N for signal N */
+static inline int load_in_child(const volatile char *p)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit((unsigned char)*p);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1000;
+	return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
+}
+
 /* open(@name, @flags) and close it; 0 or -errno */
 static inline int open_close(struct mnt *m, const char *name, int flags)
 {
