@@ -106,10 +106,8 @@ bench_kernel() {
 		stage="$BENCH_BUILD_DIR/fusegate"
 		rm -rf "$stage"
 		mkdir -p "$stage/root/tests" "$stage/root/etc"
-		gcc -Wall -O2 -g -static -I"$FUSEGATE_ROOT/servers" -o "$stage/root/tests/fuse_bench" \
-			"$FUSEGATE_ROOT/bench/fuse_bench.c" "$FUSEGATE_ROOT/servers/core.c" \
-			"$FUSEGATE_ROOT/servers/behaviours.c" >> "$results/build-$name.log" 2>&1 ||
-			die_infra "fuse_bench did not build (see $results/build-$name.log)"
+		guest_build_programs tools/testing/selftests/filesystems/fuse_compound \
+			"$stage/root/tests" "$results/build-$name.log" "$stage/root/tests/fuse_bench"
 		printf 'FUSEGATE_GUEST_CMD="/tests/fuse_bench --modes %s --delays %s --writeback %s --count %s --runs %s%s"\n' \
 			"$modes" "$delays" "$writeback" "$count" "$runs" \
 			"${workloads:+ --workloads $workloads}" > "$stage/root/etc/fusegate.env"

@@ -54,6 +54,29 @@ guest_seed_build() {
 	git diff --name-only -z fusegate-base HEAD -- | xargs -0 -r touch -c --
 }
 
+# guest_build_programs TARGET_DIR OUTPUT LOG [PROGRAM...]
+# The one way the test programs, the servers and the benchmark are built:
+# lay out the kselftest target in TARGET_DIR (a tree's, or a scratch copy
+# beside the kselftest lib.mk) and build PROGRAMs (paths in OUTPUT; all of
+# them by default) with its Makefile, static.  Files are copied only where
+# they changed, so make rebuilds only what changed.
+guest_build_programs() {
+	local dir=$1 out=$2 build_log=$3
+	shift 3
+	mkdir -p "$dir/servers" "$dir/bench" "$out"
+	rsync -rc --delete --exclude=/servers --exclude=/bench \
+		"$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/ "$dir/" &&
+	rsync -rc --delete --include='*.[ch]' --exclude='*' \
+		"$FUSEGATE_ROOT"/servers/ "$dir/servers/" &&
+	rsync -rc --delete --include=fuse_bench.c --exclude='*' \
+		"$FUSEGATE_ROOT"/bench/ "$dir/bench/" ||
+		die_infra "could not lay out the selftests in $dir"
+	make -s -C "$dir" OUTPUT="$out" "$@" >> "$build_log" 2>&1 || {
+		tail -20 "$build_log" >&2
+		die_infra "the selftests and servers did not build (see $build_log)"
+	}
+}
+
 # guest_initramfs ROOT CPIO
 # Add busybox and /init (selftests/guest/init) to ROOT, which the caller has
 # filled (tests/, etc/fusegate.env), and pack it into CPIO.

@@ -52,7 +52,7 @@ EOF
 
 # id | file | what is changed | perl substitution (perl -0pi -e)
 # The ids are the rule names the kernel comments, the KUnit cases, the
-# server behaviours and the selftest variants use.
+# selftests' reply edits and their variants use.
 SERIES_MUTANTS=(
 	'cut_in_compound_out|fs/fuse/dev.c|no check that compound_out fits|s/\tif \(left < sizeof\(cout\)\)\n\t\treturn -EINVAL;\n//'
 	'cut_in_subheader|fs/fuse/dev.c|no check that a subreply header fits|s/\t\tif \(left < sizeof\(oh\)\)\n\t\t\treturn -EINVAL;\n//'

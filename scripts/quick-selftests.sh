@@ -79,18 +79,13 @@ main() {
 	results=$(cd "$results" && pwd)
 	INFRA_SUMMARY="$results/summary.json"
 	layout="$work/tools/testing/selftests"
-	mkdir -p "$layout/filesystems/fuse_compound/servers"
+	mkdir -p "$layout"
 	cp "$src"/selftests/{lib.mk,kselftest.h,kselftest_harness.h} "$layout/"
-	cp "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/{Makefile,*.c,*.h} \
-		"$layout/filesystems/fuse_compound/"
-	cp "$FUSEGATE_ROOT"/servers/*.[ch] "$layout/filesystems/fuse_compound/servers/"
 	root="$work/root"
-	mkdir -p "$root/tests"
 	progs=("${only[@]/#/$root/tests/}")
 	log "building the selftests ${only[*]:-(all)}"
-	make -s -C "$layout/filesystems/fuse_compound" OUTPUT="$root/tests" "${progs[@]}" \
-		> "$results/build.log" 2>&1 ||
-		die_infra "the selftests did not build (see $results/build.log)"
+	guest_build_programs "$layout/filesystems/fuse_compound" "$root/tests" \
+		"$results/build.log" "${progs[@]}"
 	cp "$FUSEGATE_ROOT/selftests/guest/run-tests" "$root/tests/"
 	mkdir -p "$root/etc"
 	{

@@ -2,8 +2,8 @@
 /*
  * The protocol core of the fusegate test servers: the FUSE_INIT handshake,
  * the request loop, reply helpers, a small in-memory tree, and compound
- * execution as compound.md section 4 describes.  Behaviours that break
- * replies on purpose live in behaviours.c.
+ * execution as compound.md section 4 describes.  Replies broken on
+ * purpose are the tests' own edits (srv_config.edit_reply).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -628,9 +628,8 @@ const struct srv_record *srv_log_find_raw(const struct srv_log *log,
 /* --- replies --- */
 
 /*
- * Write a reply the server built, after the behaviour (compounds) and the
- * test's own edit_reply have had their say; log what the kernel made of
- * the write.
+ * Write a reply the server built, after the test's own edit_reply has had
+ * its say; log what the kernel made of the write.
  */
 static void send_reply(struct srv *s, struct srv_record *rec,
 		       const struct fuse_in_header *req, struct srv_reply *r)
@@ -790,7 +789,6 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 		i++;
 	}
 	r.nsubs = i;
-	srv_break_reply(s->cfg, &r);
 	send_reply(s, rec, ih, &r);
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fusegate test servers: one protocol core speaking raw /dev/fuse, and thin
- * behaviours on top that answer compounds correctly or break one rule of
- * compound.md section 3 on purpose.
+ * fusegate test servers: one protocol core speaking raw /dev/fuse, in a
+ * mode (enum srv_behaviour: how it answers FUSE_COMPOUND, and how the
+ * connection ends), and the test's hand in every reply (edit_reply): the
+ * broken replies are written in the tests, beside their variants.
  *
  * The server logs every request it reads into memory shared with the test
  * (opcode, unique, nodeid, and for a compound each subrequest with its
@@ -90,29 +91,6 @@ enum srv_behaviour {
 	SRV_COMPOUND_ENOSYS,
 	SRV_COMPOUND_EOPNOTSUPP,
 	SRV_COMPOUND_EINVAL,
-	/*
-	 * A correct compound reply, then one rule of compound.md section 3
-	 * broken; the names lead with the rule's (rule 1 cut_in_*, 2
-	 * trailing_bytes, 3 sub_unique, 4 sublen_below_header, 5
-	 * sub_error_range, 6 error_with_payload, 7 payload_mismatch, 8
-	 * compound_out_reserved).
-	 */
-	SRV_SUB_UNIQUE_REORDERED,
-	SRV_SUB_UNIQUE_DUPLICATED,
-	SRV_SUB_UNIQUE_SKIPPED,
-	SRV_CUT_IN_COMPOUND_OUT,
-	SRV_CUT_IN_SUBHEADER,
-	SRV_CUT_IN_PAYLOAD,
-	SRV_TRAILING_BYTES,
-	SRV_SUBLEN_BELOW_HEADER,
-	SRV_PAYLOAD_TOO_LONG,
-	SRV_PAYLOAD_TOO_SHORT,
-	SRV_ERROR_WITH_PAYLOAD,
-	SRV_SUB_ERROR_POSITIVE,
-	SRV_SUB_ERROR_BELOW_RANGE,
-	SRV_ONE_SUBREPLY,
-	SRV_THREE_SUBREPLIES,
-	SRV_COMPOUND_OUT_RESERVED,
 	SRV_IGNORES_DEP,
 	/* the connection */
 	SRV_DIES_MID_COMPOUND,
@@ -120,9 +98,6 @@ enum srv_behaviour {
 	SRV_STALLS_IGNORES_INTERRUPT,
 	SRV_NR_BEHAVIOURS
 };
-
-/* Which subreply a per-subreply misbehaviour breaks */
-enum srv_target { SRV_TARGET_FIRST, SRV_TARGET_LAST };
 
 #define SRV_LOG_MAX 32768
 /* The opcode of a log record for a write of the test's own (srv_write_raw) */
@@ -153,7 +128,6 @@ struct srv_reply;
 struct srv_config {
 	const char *mountpoint;
 	enum srv_behaviour behaviour;
-	enum srv_target target;
 	uint64_t entry_timeout;		/* seconds */
 	uint64_t attr_timeout;
 	bool writeback_cache;
@@ -167,7 +141,7 @@ struct srv_config {
 					 * interrupted compound now; -1: at once */
 	/*
 	 * The test's hand in the exchange: called with each reply before it is
-	 * written (after the behaviour's), with the request it answers.  It
+	 * written, with the request it answers.  It
 	 * may change anything in @r, drop it, or write something else first
 	 * (srv_write_raw); edit_arg is the test's to use.
 	 */
@@ -175,9 +149,6 @@ struct srv_config {
 			   const struct fuse_in_header *req, struct srv_reply *r);
 	uint64_t edit_arg;
 };
-
-const char *srv_behaviour_name(enum srv_behaviour b);
-int srv_behaviour_from_name(const char *name);
 
 /* Open /dev/fuse and mount it on @mountpoint; returns the fd or -errno */
 int srv_mount(const char *mountpoint);
@@ -203,7 +174,7 @@ const struct srv_record *srv_log_find_raw(const struct srv_log *log,
 
 /*
  * A reply the server is about to write: the correct one as the core built
- * it, which a behaviour or the test's edit_reply may break.  buf holds the
+ * it, which the test's edit_reply may break.  buf holds the
  * fuse_out_header (its len is set to len when the reply is written) and the
  * payload; a compound's subreplies start at sub_off[0..nsubs-1].  drop: do
  * not write it at all.
@@ -227,8 +198,5 @@ struct srv_reply {
 int srv_write_raw(struct srv_reply *r, const void *buf, size_t len);
 int srv_write_notify(struct srv_reply *r, int code, const void *payload,
 		     size_t len);
-
-/* Break a correct compound reply as the behaviour says; false: unchanged */
-bool srv_break_reply(const struct srv_config *cfg, struct srv_reply *r);
 
 #endif

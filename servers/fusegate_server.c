@@ -2,10 +2,9 @@
 /*
  * fusegate-server: mount one of the test servers by hand or from a script.
  *
- *   fusegate-server [--behaviour NAME] [--target first|last]
- *                   [--entry-timeout S] [--attr-timeout S]
- *                   [--writeback-cache] [--delay-us N] [--statx] [--xattrs]
- *                   MOUNTPOINT
+ *   fusegate-server [--behaviour NAME] [--entry-timeout S]
+ *                   [--attr-timeout S] [--writeback-cache] [--delay-us N]
+ *                   [--statx] [--xattrs] MOUNTPOINT
  *
  * Serves in the foreground until the mount goes away; then prints one line
  * per request it read ("opcode unique nodeid [sub dep]") on stdout.
@@ -18,18 +17,45 @@
 
 #include "fuse_server.h"
 
+/* The server's modes, by the names --behaviour takes */
+static const char *const names[SRV_NR_BEHAVIOURS] = {
+	[SRV_COMPLIANT] = "compliant",
+	[SRV_COMPOUND_ENOSYS] = "compound-enosys",
+	[SRV_COMPOUND_EOPNOTSUPP] = "compound-eopnotsupp",
+	[SRV_COMPOUND_EINVAL] = "compound-einval",
+	[SRV_IGNORES_DEP] = "ignores-dep",
+	[SRV_DIES_MID_COMPOUND] = "dies-mid-compound",
+	[SRV_STALLS_ANSWERS_INTERRUPT] = "stalls-answers-interrupt",
+	[SRV_STALLS_IGNORES_INTERRUPT] = "stalls-ignores-interrupt",
+};
+
+static int behaviour_from_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < SRV_NR_BEHAVIOURS; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fusegate-server [--behaviour NAME] [--target first|last]\n"
-		   "       [--entry-timeout S] [--attr-timeout S] [--writeback-cache]\n"
-		   "       [--delay-us N] [--statx] [--xattrs] MOUNTPOINT\n");
+	int i;
+
+	fprintf(f, "usage: fusegate-server [--behaviour NAME] [--entry-timeout S]\n"
+		   "       [--attr-timeout S] [--writeback-cache] [--delay-us N]\n"
+		   "       [--statx] [--xattrs] MOUNTPOINT\n"
+		   "behaviours:");
+	for (i = 0; i < SRV_NR_BEHAVIOURS; i++)
+		fprintf(f, " %s", names[i]);
+	fprintf(f, "\n");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "behaviour", required_argument, NULL, 'b' },
-		{ "target", required_argument, NULL, 't' },
 		{ "entry-timeout", required_argument, NULL, 'e' },
 		{ "attr-timeout", required_argument, NULL, 'a' },
 		{ "writeback-cache", no_argument, NULL, 'w' },
@@ -47,20 +73,12 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			rc = srv_behaviour_from_name(optarg);
+			rc = behaviour_from_name(optarg);
 			if (rc < 0) {
 				fprintf(stderr, "unknown behaviour: %s\n", optarg);
 				return 2;
 			}
 			cfg.behaviour = rc;
-			break;
-		case 't':
-			if (strcmp(optarg, "first") && strcmp(optarg, "last")) {
-				fprintf(stderr, "--target is first or last\n");
-				return 2;
-			}
-			cfg.target = !strcmp(optarg, "last") ? SRV_TARGET_LAST :
-							       SRV_TARGET_FIRST;
 			break;
 		case 'e': cfg.entry_timeout = strtoull(optarg, NULL, 0); break;
 		case 'a': cfg.attr_timeout = strtoull(optarg, NULL, 0); break;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The reply rules of compound.md section 3, end to end: a server that
- * breaks one rule in the compound of open(O_APPEND) (OPEN first, GETATTR
- * last), the kernel that must refuse the whole reply (the caller gets EIO,
- * the server's write EINVAL) and keep the mount usable.  The KUnit suite
+ * The reply rules of compound.md section 3, end to end: a server whose
+ * reply to the compound of open(O_APPEND) (OPEN first, GETATTR last)
+ * breaks one rule, as the edit beside each variant says, and the kernel
+ * that must refuse the whole reply (the caller gets EIO, the server's
+ * write EINVAL) and keep the mount usable.  The KUnit suite
  * fuse_compound_reply holds every rule for every subreply position; these
  * tests prove them on a real mount.
  *
@@ -31,61 +32,217 @@
 
 #include "fuse_test.h"
 
-/* --- servers that send a broken compound reply --- */
+/*
+ * --- the broken replies ---
+ *
+ * Each edit takes the correct reply to the compound of open(O_APPEND), as
+ * the server's core built it (subreply 0 answers OPEN, 1 GETATTR), and
+ * breaks one rule in subreply @t.  Its name is the rule's.
+ */
+#define FIRST	0
+#define LAST	1
+
+static struct fuse_out_header *sub(struct srv_reply *r, unsigned int i)
+{
+	return (struct fuse_out_header *)(r->buf + r->sub_off[i]);
+}
+
+/* Make subreply @t carry @delta more (or fewer) payload bytes */
+static void resize_payload(struct srv_reply *r, unsigned int t, int delta)
+{
+	struct fuse_out_header *oh = sub(r, t);
+	unsigned char *tail = (unsigned char *)oh + oh->len;
+
+	memmove(tail + delta, tail, r->buf + r->len - tail);
+	if (delta > 0)
+		memset(tail, 0xab, delta);
+	oh->len += delta;
+	r->len += delta;
+	if (t + 1 < r->nsubs)
+		r->sub_off[t + 1] += delta;
+}
+
+/* rule 1: the reply ends inside what it announces */
+static void cut_in_compound_out(struct srv_reply *r, unsigned int t)
+{
+	r->len = sizeof(struct fuse_out_header) + 8;
+}
+
+static void cut_in_subheader(struct srv_reply *r, unsigned int t)
+{
+	r->len = r->sub_off[t] + 8;
+}
+
+/* ... after the first subreply: the GETATTR's is missing */
+static void cut_in_subheader_one_subreply(struct srv_reply *r, unsigned int t)
+{
+	r->len = r->sub_off[1];
+}
+
+static void cut_in_payload(struct srv_reply *r, unsigned int t)
+{
+	struct fuse_out_header *oh = sub(r, t);
+
+	r->len = r->sub_off[t] + sizeof(*oh) + (oh->len - sizeof(*oh)) / 2;
+}
+
+/* rule 2: nothing after the last subreply */
+static void trailing_bytes(struct srv_reply *r, unsigned int t)
+{
+	memset(r->buf + r->len, 0, 8);
+	r->len += 8;
+}
+
+/* ... not even a well-formed third subreply */
+static void trailing_bytes_three_subreplies(struct srv_reply *r, unsigned int t)
+{
+	struct fuse_out_header *extra = (void *)(r->buf + r->len);
+
+	memset(extra, 0, sizeof(*extra));
+	extra->len = sizeof(*extra);
+	extra->error = -ENOENT;
+	extra->unique = r->nsubs;
+	r->len += sizeof(*extra);
+}
+
+/* rule 3: subreply i carries unique i */
+static void sub_unique_reordered(struct srv_reply *r, unsigned int t)
+{
+	sub(r, 0)->unique = 1;
+	sub(r, 1)->unique = 0;
+}
+
+static void sub_unique_duplicated(struct srv_reply *r, unsigned int t)
+{
+	sub(r, 1)->unique = 0;
+}
+
+static void sub_unique_skipped(struct srv_reply *r, unsigned int t)
+{
+	sub(r, t)->unique = t + 1;
+}
+
+/* rule 4: a subreply is at least its header (the bytes stay) */
+static void sublen_below_header(struct srv_reply *r, unsigned int t)
+{
+	sub(r, t)->len = sizeof(struct fuse_out_header) - 8;
+}
+
+/* rule 5: a subreply's error is 0 or in -1..-511 */
+static void sub_error_range(struct srv_reply *r, unsigned int t, int error)
+{
+	resize_payload(r, t, sizeof(struct fuse_out_header) - (int)sub(r, t)->len);
+	sub(r, t)->error = error;
+}
+
+static void sub_error_range_positive(struct srv_reply *r, unsigned int t)
+{
+	sub_error_range(r, t, 5);
+}
+
+static void sub_error_range_below(struct srv_reply *r, unsigned int t)
+{
+	sub_error_range(r, t, -600);
+}
+
+/* rule 6: an error subreply has no payload */
+static void error_with_payload(struct srv_reply *r, unsigned int t)
+{
+	sub(r, t)->error = -ENOENT;
+}
+
+/* rule 7: a payload is the size the operation's out-args allow */
+static void payload_mismatch_long(struct srv_reply *r, unsigned int t)
+{
+	resize_payload(r, t, 8);
+}
+
+static void payload_mismatch_short(struct srv_reply *r, unsigned int t)
+{
+	resize_payload(r, t, -8);
+}
+
+/* rule 8: fuse_compound_out's reserved bytes are 0 */
+static void compound_out_reserved(struct srv_reply *r, unsigned int t)
+{
+	struct fuse_compound_out *co =
+		(void *)(r->buf + sizeof(struct fuse_out_header));
+
+	co->reserved[0] = 1;
+}
 
 struct bad_variant {
-	enum srv_behaviour behaviour;
-	enum srv_target target;
+	void (*edit)(struct srv_reply *r, unsigned int t);
+	unsigned int t;		/* the subreply it breaks: FIRST or LAST */
+};
+
+/* Runs in the server: every compound's reply is broken as the variant says */
+static void edit_bad(const struct srv_config *cfg,
+		     const struct fuse_in_header *req, struct srv_reply *r)
+{
+	const struct bad_variant *v = (const void *)(uintptr_t)cfg->edit_arg;
+
+	if (req->opcode == FUSE_COMPOUND && r->nsubs == 2)
+		v->edit(r, v->t);
+}
+
+FIXTURE(bad_open_reply) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(bad_open_reply) {
+	struct bad_variant v;
 };
 
 /* A variant per way of breaking each rule: its name leads with the rule's */
-#define BAD_REPLIES(F)							\
-	F(cut_in_compound_out, SRV_CUT_IN_COMPOUND_OUT, SRV_TARGET_FIRST) \
-	F(cut_in_subheader_first, SRV_CUT_IN_SUBHEADER, SRV_TARGET_FIRST) \
-	F(cut_in_subheader_last, SRV_CUT_IN_SUBHEADER, SRV_TARGET_LAST)	\
-	F(cut_in_subheader_one_subreply, SRV_ONE_SUBREPLY, SRV_TARGET_FIRST) \
-	F(cut_in_payload_first, SRV_CUT_IN_PAYLOAD, SRV_TARGET_FIRST)	\
-	F(cut_in_payload_last, SRV_CUT_IN_PAYLOAD, SRV_TARGET_LAST)	\
-	F(trailing_bytes, SRV_TRAILING_BYTES, SRV_TARGET_LAST)		\
-	F(trailing_bytes_three_subreplies, SRV_THREE_SUBREPLIES, SRV_TARGET_FIRST) \
-	F(sub_unique_reordered, SRV_SUB_UNIQUE_REORDERED, SRV_TARGET_FIRST) \
-	F(sub_unique_duplicated, SRV_SUB_UNIQUE_DUPLICATED, SRV_TARGET_FIRST) \
-	F(sub_unique_skipped_first, SRV_SUB_UNIQUE_SKIPPED, SRV_TARGET_FIRST) \
-	F(sub_unique_skipped_last, SRV_SUB_UNIQUE_SKIPPED, SRV_TARGET_LAST) \
-	F(sublen_below_header_first, SRV_SUBLEN_BELOW_HEADER, SRV_TARGET_FIRST) \
-	F(sublen_below_header_last, SRV_SUBLEN_BELOW_HEADER, SRV_TARGET_LAST) \
-	F(sub_error_range_positive_first, SRV_SUB_ERROR_POSITIVE, SRV_TARGET_FIRST) \
-	F(sub_error_range_positive_last, SRV_SUB_ERROR_POSITIVE, SRV_TARGET_LAST) \
-	F(sub_error_range_below_first, SRV_SUB_ERROR_BELOW_RANGE, SRV_TARGET_FIRST) \
-	F(sub_error_range_below_last, SRV_SUB_ERROR_BELOW_RANGE, SRV_TARGET_LAST) \
-	F(error_with_payload_first, SRV_ERROR_WITH_PAYLOAD, SRV_TARGET_FIRST) \
-	F(error_with_payload_last, SRV_ERROR_WITH_PAYLOAD, SRV_TARGET_LAST) \
-	F(payload_mismatch_long_first, SRV_PAYLOAD_TOO_LONG, SRV_TARGET_FIRST) \
-	F(payload_mismatch_long_last, SRV_PAYLOAD_TOO_LONG, SRV_TARGET_LAST) \
-	F(payload_mismatch_short_first, SRV_PAYLOAD_TOO_SHORT, SRV_TARGET_FIRST) \
-	F(payload_mismatch_short_last, SRV_PAYLOAD_TOO_SHORT, SRV_TARGET_LAST) \
-	F(compound_out_reserved, SRV_COMPOUND_OUT_RESERVED, SRV_TARGET_FIRST)
+FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_compound_out) { { cut_in_compound_out, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_subheader_first) { { cut_in_subheader, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_subheader_last) { { cut_in_subheader, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_subheader_one_subreply) {
+	{ cut_in_subheader_one_subreply, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_payload_first) { { cut_in_payload, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_payload_last) { { cut_in_payload, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, trailing_bytes) { { trailing_bytes, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, trailing_bytes_three_subreplies) {
+	{ trailing_bytes_three_subreplies, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_reordered) { { sub_unique_reordered, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_duplicated) { { sub_unique_duplicated, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_skipped_first) { { sub_unique_skipped, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_skipped_last) { { sub_unique_skipped, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sublen_below_header_first) { { sublen_below_header, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sublen_below_header_last) { { sublen_below_header, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_error_range_positive_first) {
+	{ sub_error_range_positive, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_error_range_positive_last) {
+	{ sub_error_range_positive, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_error_range_below_first) {
+	{ sub_error_range_below, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_error_range_below_last) {
+	{ sub_error_range_below, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, error_with_payload_first) { { error_with_payload, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, error_with_payload_last) { { error_with_payload, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_long_first) {
+	{ payload_mismatch_long, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_long_last) { { payload_mismatch_long, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_short_first) {
+	{ payload_mismatch_short, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_short_last) {
+	{ payload_mismatch_short, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, compound_out_reserved) { { compound_out_reserved, FIRST } };
 
-/* A variant per broken reply; entry timeout @entry */
-#define BAD_REPLY_FIXTURE(fixture, entry)				\
-	FIXTURE(fixture) {						\
-		struct mnt m;						\
-	};								\
-	FIXTURE_VARIANT(fixture) {					\
-		struct bad_variant v;					\
-	};								\
-	FIXTURE_SETUP(fixture)						\
-	{								\
-		struct srv_config cfg =					\
-			srv_cfg(variant->v.behaviour, entry, LONG);	\
-									\
-		cfg.target = variant->v.target;				\
-		ASSERT_EQ(0, mnt_start(&self->m, cfg));			\
-	}								\
-	FIXTURE_TEARDOWN(fixture)					\
-	{								\
-		mnt_stop(&self->m);					\
-	}
+FIXTURE_SETUP(bad_open_reply)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	cfg.edit_reply = edit_bad;
+	cfg.edit_arg = (uintptr_t)&variant->v;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(bad_open_reply)
+{
+	mnt_stop(&self->m);
+}
 
 /* The first compound since record @from was refused: its write failed */
 #define ASSERT_COMPOUND_REJECTED(m, from) do {				\
@@ -95,12 +252,6 @@ struct bad_variant {
 	ASSERT_TRUE(wait_replied(m, _c));				\
 	EXPECT_EQ(EINVAL, _c->write_errno);				\
 } while (0)
-
-/* open(O_APPEND): OPEN first, GETATTR last */
-BAD_REPLY_FIXTURE(bad_open_reply, LONG)
-#define BAD_OPEN_VARIANT(name, b, t)					\
-	FIXTURE_VARIANT_ADD(bad_open_reply, name) { .v = { b, t } };
-BAD_REPLIES(BAD_OPEN_VARIANT)
 
 TEST_F(bad_open_reply, open_fails_with_eio_and_the_mount_stays_usable)
 {
