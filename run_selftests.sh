@@ -125,13 +125,8 @@ SELFTEST_DIR=tools/testing/selftests/filesystems/fuse_compound
 # the build directory, so that make rebuilds only what changed.
 build_tests() {
 	local out=$1 bin="$tree/$GUEST_BUILD_DIR/fusegate-tests"
-	mkdir -p "$SELFTEST_DIR/servers" "$bin"
-	rsync -rc --delete --exclude=servers \
-		"$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/ "$SELFTEST_DIR/"
-	rsync -rc --delete "$FUSEGATE_ROOT"/servers/ "$SELFTEST_DIR/servers/"
 	log "building the selftests and servers (kselftest Makefile, static)"
-	make -s -C "$SELFTEST_DIR" OUTPUT="$bin" >> "$results/build.log" 2>&1 ||
-		die_infra "the selftests did not build (see $results/build.log)"
+	guest_build_programs "$SELFTEST_DIR" "$bin" "$results/build.log"
 	local src prog
 	for src in "$SELFTEST_DIR"/*_test.c; do
 		prog=$(basename "$src" .c)
