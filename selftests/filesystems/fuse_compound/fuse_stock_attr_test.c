@@ -469,17 +469,14 @@ static unsigned int reads_of_page(struct mnt *m, int fd, int64_t off)
 
 TEST_F(notify_inode, the_notification_drops_what_its_range_says)
 {
-	const struct srv_record *statfs_rec, *raw;
+	const struct srv_record *raw;
 	unsigned int from;
 	struct statfs sfs;
 	struct stat st;
 
 	STORE(self->sh->phase, 1);
 	ASSERT_EQ(0, fstatfs(self->fd, &sfs));
-	statfs_rec = srv_log_find(self->m.log, FUSE_STATFS, 0);
-	ASSERT_NE(NULL, statfs_rec);
-	ASSERT_TRUE(wait_replied(&self->m, statfs_rec));
-	raw = srv_log_find_raw(self->m.log, 0);
+	raw = raw_write_in_statfs(&self->m);
 	ASSERT_NE(NULL, raw);
 	EXPECT_EQ(variant->write_errno, raw->write_errno);
 

@@ -482,7 +482,7 @@ FIXTURE_TEARDOWN(notify_entry)
 
 TEST_F(notify_entry, the_notification_is_refused_or_drops_what_it_names)
 {
-	const struct srv_record *statfs_rec, *raw;
+	const struct srv_record *raw;
 	char cwd[256];
 	struct statfs sfs;
 	struct stat st;
@@ -491,10 +491,7 @@ TEST_F(notify_entry, the_notification_is_refused_or_drops_what_it_names)
 		ASSERT_EQ(0, chdir(path(&self->m, "dir")));
 	STORE(self->sh->phase, 1);
 	ASSERT_EQ(0, statfs(self->m.dir, &sfs));
-	statfs_rec = srv_log_find(self->m.log, FUSE_STATFS, 0);
-	ASSERT_NE(NULL, statfs_rec);
-	ASSERT_TRUE(wait_replied(&self->m, statfs_rec));
-	raw = srv_log_find_raw(self->m.log, 0);
+	raw = raw_write_in_statfs(&self->m);
 	ASSERT_NE(NULL, raw);
 	EXPECT_EQ(variant->write_errno, raw->write_errno);
 

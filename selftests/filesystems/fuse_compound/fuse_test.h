@@ -198,6 +198,19 @@ static inline const struct srv_record *compound_since(struct mnt *m, unsigned in
 	return NULL;
 }
 
+/*
+ * The server's write of its own (srv_write_raw) while it answered the
+ * first STATFS: wait for that reply; the write's record, or NULL
+ */
+static inline const struct srv_record *raw_write_in_statfs(struct mnt *m)
+{
+	const struct srv_record *rec = srv_log_find(m->log, FUSE_STATFS, 0);
+
+	if (!rec || !wait_replied(m, rec))
+		return NULL;
+	return srv_log_find_raw(m->log, 0);
+}
+
 /* A syscall's result, or -errno when it failed */
 static inline long ret_of(long ret)
 {
