@@ -157,22 +157,6 @@ write_guest_env() {
 	} > "$root/etc/fusegate.env"
 }
 
-# Tell whether the tree carries the FUSE KUnit hook (Kconfig and Makefile)
-tree_has_kunit_hook() {
-	grep -q '^config FUSE_KUNIT_TEST' fs/fuse/Kconfig 2>/dev/null &&
-		grep -q 'CONFIG_FUSE_KUNIT_TEST.*tests/' fs/fuse/Makefile 2>/dev/null
-}
-
-# The guest's config fragment: guest.config, plus the KUnit suites
-write_guest_config() {
-	local out=$1
-	cat "$FUSEGATE_ROOT/selftests/guest/guest.config" > "$out"
-	if [ "$kunit_mode" = run ]; then
-		printf '%s\n' '# the tree'\''s FUSE KUnit suites, run at boot' \
-			CONFIG_FUSE_KUNIT_TEST=y >> "$out"
-	fi
-}
-
 # Split the console at the line /init prints once the kernel has booted:
 # the KUnit suites ran before it, the selftests after it.
 split_console() {
@@ -235,7 +219,7 @@ main() {
 	stage="$GUEST_BUILD_DIR/fusegate"
 	[ -z "$seed_tree" ] || guest_seed_build "$GUEST_BUILD_DIR" "$seed_tree"
 	mkdir -p "$GUEST_BUILD_DIR"
-	write_guest_config "$GUEST_BUILD_DIR/fusegate.config"
+	guest_write_config "$GUEST_BUILD_DIR/fusegate.config" "$([ "$kunit_mode" = run ] && echo 1 || echo 0)"
 	guest_build_kernel "$GUEST_BUILD_DIR" "$GUEST_BUILD_DIR/fusegate.config" \
 		"$results/build.log" "$jobs"
 	rm -rf "$stage"

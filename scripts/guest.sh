@@ -24,6 +24,26 @@ guest_build_kernel() {
 	fi
 }
 
+# tree_has_kunit_hook: whether the tree (the current directory) carries
+# the FUSE KUnit hook (Kconfig and Makefile)
+tree_has_kunit_hook() {
+	grep -q '^config FUSE_KUNIT_TEST' fs/fuse/Kconfig 2>/dev/null &&
+		grep -q 'CONFIG_FUSE_KUNIT_TEST.*tests/' fs/fuse/Makefile 2>/dev/null
+}
+
+# guest_write_config OUT KUNIT
+# The guest's config fragment: selftests/guest/guest.config, plus the
+# tree's FUSE KUnit suites when KUNIT is 1.  Every runner of a tree writes
+# the same fragment, so that they share one kernel build.
+guest_write_config() {
+	local out=$1 kunit=$2
+	cat "$FUSEGATE_ROOT/selftests/guest/guest.config" > "$out"
+	if [ "$kunit" = 1 ]; then
+		printf '%s\n' '# the tree'\''s FUSE KUnit suites, run at boot' \
+			CONFIG_FUSE_KUNIT_TEST=y >> "$out"
+	fi
+}
+
 # guest_seed_build BUILD_DIR SEED_TREE
 # A tree's first guest build can start from the guest build of another tree
 # of the same base (the gate's base tree): copy it, then make every file
@@ -57,19 +77,22 @@ guest_seed_build() {
 # guest_build_programs TARGET_DIR OUTPUT LOG [PROGRAM...]
 # The one way the test programs, the servers and the benchmark are built:
 # lay out the kselftest target in TARGET_DIR (a tree's, or a scratch copy
-# beside the kselftest lib.mk) and build PROGRAMs (paths in OUTPUT; all of
+# beside the kselftest lib.mk), with servers/, bench/ and fuzz/ beside it,
+# and build PROGRAMs (paths in OUTPUT; all of
 # them by default) with its Makefile, static.  Files are copied only where
 # they changed, so make rebuilds only what changed.
 guest_build_programs() {
 	local dir=$1 out=$2 build_log=$3
 	shift 3
-	mkdir -p "$dir/servers" "$dir/bench" "$out"
-	rsync -rc --delete --exclude=/servers --exclude=/bench \
+	mkdir -p "$dir/servers" "$dir/bench" "$dir/fuzz" "$out"
+	rsync -rc --delete --exclude=/servers --exclude=/bench --exclude=/fuzz \
 		"$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/ "$dir/" &&
 	rsync -rc --delete --include='*.[ch]' --exclude='*' \
 		"$FUSEGATE_ROOT"/servers/ "$dir/servers/" &&
 	rsync -rc --delete --include=fuse_bench.c --exclude='*' \
-		"$FUSEGATE_ROOT"/bench/ "$dir/bench/" ||
+		"$FUSEGATE_ROOT"/bench/ "$dir/bench/" &&
+	rsync -rc --delete --include=fuse_fuzz.c --exclude='*' \
+		"$FUSEGATE_ROOT"/fuzz/ "$dir/fuzz/" ||
 		die_infra "could not lay out the selftests in $dir"
 	make -s -C "$dir" OUTPUT="$out" "$@" >> "$build_log" 2>&1 || {
 		tail -20 "$build_log" >&2

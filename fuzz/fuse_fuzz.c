@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuse_fuzz: a FUSE server that breaks its own replies, deterministically
+ * from a seed, while a client drives every path that makes the kernel ask
+ * for them.  Runs in the guest (run_fuzz.sh); the host counts the kernel's
+ * splats.
+ *
+ *   fuse_fuzz [--seed S] [--replies N] [--rate PERCENT]
+ *
+ * Reply n of seed S is mutated or not, and how, by a hash of (S, n) alone,
+ * so a run of the same seed and count makes the same choices again.  A
+ * mutated reply is written instead of the correct one (by write(2), or by
+ * vmsplice(2) and splice(2) into /dev/fuse); the correct one follows when
+ * the kernel refused it, or when the mutation changed the unique (the
+ * request it answers is still waiting).  The mutations:
+ *
+ *   bitflip    1-8 bits anywhere in the reply
+ *   hdr_len    the header's len set to a boundary (0, 15, 16, 17, n-1,
+ *              n+1, 0xffffffff, ...) while n bytes are written
+ *   truncate   the reply cut to a boundary length, the header telling it
+ *   extend     1-4096 bytes of garbage appended, the header telling it
+ *   unique     the unique moved (+1, -1, 0, the interrupt bit, random)
+ *   error      an error at the edges of the range (1, -1, -511, -512,
+ *              INT_MIN, ...), the payload kept or dropped
+ *   field      an aligned 32- or 64-bit word of the payload set to a
+ *              boundary value (sizes, name lengths, modes, nodeids)
+ *   sub        a compound's subreply: its unique, len or error at a
+ *              boundary, or fuse_compound_out's reserved bytes set
+ *
+ * INIT is never mutated: the connection is the fuzzer's workbench.  When
+ * the kernel stops sending requests (the root went bad, the connection
+ * was aborted), the mount is made anew, and also every 2000 replies; every
+ * other mount negotiates writeback caching (the opens that send compounds
+ * differ with it).
+ * Every 1000 replies a "fuzz: seed S reply N" line goes to /dev/kmsg, so
+ * that a splat on the console can be placed.
+ *
+ * Last line on stdout: "fuzz: N replies, C compound, M mutated, R refused,
+ * K spliced, U remounts".
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fuse_test.h"
+
+#define REMOUNT_EVERY	2000	/* a fresh connection: compounds are tried again */
+#define MARK_EVERY	1000
+#define STUCK_OPS	200	/* client operations without a reply: remount */
+
+enum kind { BITFLIP, HDR_LEN, TRUNCATE, EXTEND, UNIQUE, ERROR, FIELD, SUB, NKINDS };
+static const char *const kind_name[NKINDS] = {
+	"bitflip", "hdr_len", "truncate", "extend", "unique", "error", "field", "sub",
+};
+
+/* Counted by the server, read by the client: shared memory */
+struct stats {
+	uint64_t replies, compounds, mutated, refused, spliced;
+	uint64_t by_kind[NKINDS];
+};
+
+static struct stats *st;
+static uint64_t seed, target = 100000;
+static unsigned int rate = 50;
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t pick(uint64_t *x, uint64_t n)
+{
+	return splitmix(x) % n;
+}
+
+static const int64_t boundary[] = {
+	0, 1, 2, 7, 8, 15, 16, 17, 24, 40, 80, 104, 255, 256, 511, 512, 1023,
+	1024, 1025, 4095, 4096, 4097, 65535, 65536, INT32_MAX, UINT32_MAX,
+	-1, -2, INT32_MIN, INT64_MAX, INT64_MIN,
+};
+
+static const int errors[] = {
+	1, 5, -1, -2, -4, -5, -22, -38, -95, -511, -512, -513, -4095, -4096,
+	INT_MIN, INT_MAX,
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Write @len bytes of @buf to /dev/fuse through a pipe; -1 if that failed */
+static ssize_t splice_write(int fd, const void *buf, size_t len)
+{
+	static int p[2] = { -1, -1 };
+	struct iovec iov = { (void *)buf, len };
+	ssize_t n;
+
+	if (p[0] < 0 && pipe(p))
+		return -1;
+	n = vmsplice(p[1], &iov, 1, 0);
+	if (n != (ssize_t)len) {
+		/* the pipe may hold a part: a new one next time */
+		close(p[0]);
+		close(p[1]);
+		p[0] = p[1] = -1;
+		errno = EAGAIN;
+		return -2;
+	}
+	n = splice(p[0], NULL, fd, NULL, len, 0);
+	if (n < 0) {
+		int err = errno;
+
+		/* the pipe may still hold what the kernel refused */
+		close(p[0]);
+		close(p[1]);
+		p[0] = p[1] = -1;
+		errno = err;
+	}
+	return n;
+}
+
+/*
+ * Break a copy of reply @r as @kind says (a kind that does not fit the
+ * reply falls back to another, and @kind tells which); its new length
+ */
+static size_t mutate(enum kind *kind, uint64_t *x, const struct srv_reply *r,
+		     unsigned char *m)
+{
+	struct fuse_out_header *oh = (void *)m;
+	size_t len = r->len, i, n;
+	unsigned char *payload = m + sizeof(*oh);
+	size_t plen = len - sizeof(*oh);
+
+	memcpy(m, r->buf, len);
+	switch (*kind) {
+	case BITFLIP:
+		for (n = 1 + pick(x, 8); n; n--) {
+			i = pick(x, len * 8);
+			m[i / 8] ^= 1 << (i % 8);
+		}
+		break;
+	case HDR_LEN: {
+		const uint32_t l[] = { 0, 15, 16, 17, len - 1, len + 1, len + 8,
+				       UINT32_MAX, (uint32_t)splitmix(x) };
+
+		oh->len = l[pick(x, ARRAY_SIZE(l))];
+		break;
+	}
+	case TRUNCATE: {
+		const size_t l[] = { 1, 8, 15, 16, 17, len - 1, len / 2,
+				     sizeof(*oh) + pick(x, plen + 1) };
+
+		len = l[pick(x, ARRAY_SIZE(l))];
+		if (len >= r->len)
+			len = r->len - 1;
+		oh->len = len;
+		break;
+	}
+	case EXTEND:
+		n = pick(x, 8) ? 1 + pick(x, 64) : 1 + pick(x, 4096);
+		for (i = 0; i < n; i++)
+			m[len + i] = splitmix(x);
+		len += n;
+		oh->len = len;
+		break;
+	case UNIQUE: {
+		const uint64_t u = oh->unique;
+		const uint64_t v[] = { u + 1, u - 1, u + 2, 0, u | (1ULL << 63),
+				       splitmix(x) };
+
+		oh->unique = v[pick(x, ARRAY_SIZE(v))];
+		break;
+	}
+	case ERROR:
+		oh->error = errors[pick(x, ARRAY_SIZE(errors))];
+		if (pick(x, 2)) {
+			len = sizeof(*oh);
+			oh->len = len;
+		}
+		break;
+	case FIELD:
+		if (plen < 4) {
+			*kind = BITFLIP;
+			return mutate(kind, x, r, m);
+		}
+		if (plen >= 8 && pick(x, 2)) {
+			int64_t b = boundary[pick(x, ARRAY_SIZE(boundary))];
+
+			i = pick(x, plen / 8) * 8;
+			memcpy(payload + i, &b, 8);
+		} else {
+			uint32_t b = boundary[pick(x, ARRAY_SIZE(boundary))];
+
+			i = pick(x, plen / 4) * 4;
+			memcpy(payload + i, &b, 4);
+		}
+		break;
+	case SUB: {
+		struct fuse_out_header *sh;
+		unsigned int s;
+
+		if (!r->nsubs) {
+			*kind = FIELD;
+			return mutate(kind, x, r, m);
+		}
+		s = pick(x, r->nsubs);
+		sh = (void *)(m + r->sub_off[s]);
+		switch (pick(x, 4)) {
+		case 0:
+			sh->unique = (uint64_t)boundary[pick(x, ARRAY_SIZE(boundary))];
+			break;
+		case 1:
+			sh->len = boundary[pick(x, ARRAY_SIZE(boundary))];
+			break;
+		case 2:
+			sh->error = errors[pick(x, ARRAY_SIZE(errors))];
+			break;
+		default:
+			/* fuse_compound_out follows the outer header */
+			payload[pick(x, sizeof(struct fuse_compound_out))] |=
+				1 + pick(x, 255);
+			break;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return len;
+}
+
+/* A line on the console, in order with the kernel's messages (one write) */
+static void mark(uint64_t n)
+{
+	static int fd = -1;
+	char line[64];
+	int len;
+
+	if (fd < 0)
+		fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	len = snprintf(line, sizeof(line), "fuzz: seed %llu reply %llu\n",
+		       (unsigned long long)seed, (unsigned long long)n);
+	if (fd < 0 || write(fd, line, len) != len)
+		perror("fuse_fuzz: /dev/kmsg");
+}
+
+/* Runs in the server, on every reply but INIT's */
+static void fuzz_reply(const struct srv_config *cfg,
+		       const struct fuse_in_header *req, struct srv_reply *r)
+{
+	static unsigned char m[1 << 20];	/* any reply, and what extend adds */
+	uint64_t n = __atomic_fetch_add(&st->replies, 1, __ATOMIC_RELAXED);
+	uint64_t x = seed ^ splitmix(&(uint64_t){ n });
+	struct fuse_out_header *oh = (void *)r->buf;
+	enum kind kind;
+	ssize_t ret;
+	size_t len;
+
+	if (n % MARK_EVERY == 0)
+		mark(n);
+	if (req->opcode == FUSE_COMPOUND)
+		__atomic_fetch_add(&st->compounds, 1, __ATOMIC_RELAXED);
+	if (req->opcode == FUSE_INIT || pick(&x, 100) >= rate)
+		return;
+	oh->len = r->len;
+	/* a compound's reply: its subreplies half of the time */
+	kind = r->nsubs && pick(&x, 2) ? SUB : pick(&x, NKINDS);
+	len = mutate(&kind, &x, r, m);
+	__atomic_fetch_add(&st->mutated, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->by_kind[kind], 1, __ATOMIC_RELAXED);
+	if (pick(&x, 4) == 0) {
+		ret = splice_write(r->fd, m, len);
+		if (ret != -2)
+			__atomic_fetch_add(&st->spliced, 1, __ATOMIC_RELAXED);
+		else
+			ret = write(r->fd, m, len);
+	} else {
+		ret = write(r->fd, m, len);
+	}
+	if (ret < 0)
+		__atomic_fetch_add(&st->refused, 1, __ATOMIC_RELAXED);
+	/* taken for the request it answers: the correct reply is not sent */
+	if (ret >= 0 && ((struct fuse_out_header *)m)->unique == oh->unique)
+		r->drop = true;
+}
+
+/* --- the client: every path that asks for the replies above --- */
+
+static void workload_op(struct mnt *m, uint64_t *x)
+{
+	char buf[8192], name[32];
+	struct stat sb;
+	DIR *d;
+	int fd;
+
+	/* O_APPEND opens three times as often: they are our compounds */
+	switch (pick(x, 14)) {
+	case 0:
+		stat(path(m, "file"), &sb);
+		lstat(path(m, "link"), &sb);
+		break;
+	case 1:
+		fd = open(path(m, "file"), O_RDONLY);
+		if (fd >= 0) {
+			read(fd, buf, sizeof(buf));
+			pread(fd, buf, 100, 4096);
+			close(fd);
+		}
+		break;
+	case 2:
+	case 12:
+	case 13:
+		fd = open(path(m, "file"), O_WRONLY | O_APPEND);
+		if (fd >= 0) {
+			write(fd, "fuzz\n", 5);
+			close(fd);
+		}
+		break;
+	case 3:
+		readlink(path(m, "link"), buf, sizeof(buf));
+		break;
+	case 4:
+		getxattr(path(m, "file"), SRV_XATTR_NAME, buf, sizeof(buf));
+		getxattr(path(m, "file"), SRV_XATTR_NAME, NULL, 0);
+		break;
+	case 5:
+		listxattr(path(m, "file"), buf, sizeof(buf));
+		listxattr(path(m, "file"), NULL, 0);
+		break;
+	case 6: {
+		struct statx sx;
+
+		statx(AT_FDCWD, path(m, "file"), 0, STATX_BASIC_STATS | STATX_BTIME, &sx);
+		break;
+	}
+	case 7:
+		d = opendir(m->dir);
+		if (d) {
+			while (readdir(d))
+				;
+			closedir(d);
+		}
+		break;
+	case 8:
+		snprintf(name, sizeof(name), "new%u", (unsigned int)pick(x, 4));
+		fd = open(path(m, name), O_CREAT | O_RDWR, 0644);
+		if (fd >= 0)
+			close(fd);
+		unlink(path(m, name));
+		break;
+	case 9:
+		mkdir(path(m, "sub"), 0755);
+		stat(path(m, "sub"), &sb);
+		rmdir(path(m, "sub"));
+		break;
+	case 10:
+		fd = open(path(m, "file"), O_RDWR | O_TRUNC);
+		if (fd >= 0) {
+			write(fd, "hello\n", 6);
+			fsync(fd);
+			close(fd);
+		}
+		break;
+	default:
+		stat(path(m, "dir"), &sb);
+		rename(path(m, "dir"), path(m, "dir2"));
+		rename(path(m, "dir2"), path(m, "dir"));
+		break;
+	}
+}
+
+static int start(struct mnt *m, uint64_t nth)
+{
+	/* no caching: every access asks the server again */
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, 0, 0);
+
+	cfg.writeback_cache = nth % 2;
+	cfg.statx = true;
+	cfg.xattrs = true;
+	cfg.edit_reply = fuzz_reply;
+	return mnt_start(m, cfg);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fuse_fuzz [--seed S] [--replies N] [--rate PERCENT]\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "replies", required_argument, NULL, 'n' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	uint64_t x, last = 0, remounts = 0, since_remount = 0;
+	unsigned int stuck = 0;
+	struct mnt m;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'n': target = strtoull(optarg, NULL, 0); break;
+		case 'r': rate = strtoul(optarg, NULL, 0); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc || rate > 100 || !target) {
+		usage(stderr);
+		return 2;
+	}
+	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED || start(&m, 0)) {
+		perror("fuse_fuzz: mount");
+		return 1;
+	}
+	printf("fuzz: seed %llu, %llu replies, %u%% mutated\n",
+	       (unsigned long long)seed, (unsigned long long)target, rate);
+	fflush(stdout);
+	x = seed;
+	while (__atomic_load_n(&st->replies, __ATOMIC_RELAXED) < target) {
+		uint64_t now;
+
+		workload_op(&m, &x);
+		now = __atomic_load_n(&st->replies, __ATOMIC_RELAXED);
+		stuck = now == last ? stuck + 1 : 0;
+		since_remount += now - last;
+		last = now;
+		if (stuck < STUCK_OPS && since_remount < REMOUNT_EVERY)
+			continue;
+		mnt_stop(&m);
+		if (start(&m, remounts + 1)) {
+			perror("fuse_fuzz: mount again");
+			return 1;
+		}
+		remounts++;
+		stuck = 0;
+		since_remount = 0;
+	}
+	mnt_stop(&m);
+	for (c = 0; c < NKINDS; c++)
+		printf("fuzz: %-8s %llu\n", kind_name[c],
+		       (unsigned long long)st->by_kind[c]);
+	printf("fuzz: %llu replies, %llu compound, %llu mutated, %llu refused, %llu spliced, %llu remounts\n",
+	       (unsigned long long)st->replies, (unsigned long long)st->compounds,
+	       (unsigned long long)st->mutated,
+	       (unsigned long long)st->refused, (unsigned long long)st->spliced,
+	       (unsigned long long)remounts);
+	return 0;
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The reply fuzzer: fuzz/fuse_fuzz.c in a QEMU guest booted on the
+# prepared tree, the console scanned for the kernel's splats.
+set -Eeuo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/scripts/lib.sh"
+# shellcheck source=scripts/guest.sh
+source "$(dirname "$0")/scripts/guest.sh"
+trap_unexpected_errors
+
+usage() {
+	cat <<EOF
+Usage: $(basename "$0") [OPTIONS]
+
+Prepare the kernel tree (scripts/prepare-tree.sh), build the guest kernel
+the selftests use (KASAN, lockdep; the same build), boot it under QEMU and
+run fuzz/fuse_fuzz: a FUSE server that mutates its replies (plain and
+compound) deterministically from a seed while a client drives every path
+that asks for them.  The console is scanned for WARN/BUG/Oops/KASAN/
+lockdep reports; a splat is placed at the reply it followed, and the
+command that replays the run up to it is printed.
+
+Options:
+  --replies N       stop after N replies (default: 1000000)
+  --seed S          the seed (default: 1)
+  --rate PERCENT    how many replies are mutated (default: 50)
+  --replay S:N      run seed S up to reply N again (what a splat report names)
+  --series PATH, --version N, --tree DIR, --range B..H, --no-series,
+  --baseline, --name NAME, --prepared DIR
+                    the tree, as for run_selftests.sh (default: our series)
+  --jobs N          parallel build jobs (default: nproc)
+  --timeout SECONDS hard limit for the guest (default: 1800)
+  --kvm             use KVM when it boots the guest; TCG otherwise
+  --results DIR     where to write results (default: results/fuzz)
+  -h, --help        show this help
+
+Results: fuzz.out (the fuzzer's output), console.log, summary.json,
+build.log.  Last line: "fuzz: N replies, M mutated, S splats".
+
+Exit status: 0 the run ended with no splat, 1 a splat (or the guest hung
+or crashed under the fuzzer), 2 usage error, 3 infrastructure error (tree,
+build, no boot).
+EOF
+}
+
+prep_args=()
+tree_name=
+prepared=
+replies=1000000
+seed=1
+rate=50
+jobs=$(nproc)
+timeout=1800
+kvm=0
+results="$FUSEGATE_ROOT/results/fuzz"
+
+while [ $# -gt 0 ]; do
+	take_tree_option "$@"
+	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
+	take_build_option "$@"
+	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
+	case "$1" in
+	--replies|--seed|--rate|--replay|--timeout)
+		[ $# -ge 2 ] || die_usage "$1 needs a value"
+		case "$1" in
+		--replies) replies=$2 ;;
+		--seed) seed=$2 ;;
+		--rate) rate=$2 ;;
+		--timeout) timeout=$2 ;;
+		--replay)
+			[[ "$2" =~ ^([0-9]+):([0-9]+)$ ]] ||
+				die_usage "--replay takes SEED:REPLY (as a splat report names it): $2"
+			seed=${BASH_REMATCH[1]}; replies=$((BASH_REMATCH[2] + 1)) ;;
+		esac
+		shift 2 ;;
+	--kvm) kvm=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) die_usage "unknown argument: $1" ;;
+	esac
+done
+[[ "$replies" =~ ^[1-9][0-9]*$ ]] || die_usage "--replies must be a positive number: $replies"
+[[ "$seed" =~ ^[0-9]+$ ]] || die_usage "--seed must be a number: $seed"
+[[ "$rate" =~ ^[0-9]+$ ]] && [ "$rate" -le 100 ] || die_usage "--rate must be 0-100: $rate"
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive number: $jobs"
+[[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout must be a positive number: $timeout"
+
+GUEST_BUILD_DIR=build-guest
+SELFTEST_DIR=tools/testing/selftests/filesystems/fuse_compound
+
+main() {
+	local t0 rc=0 stage kunit=0
+	mkdir -p "$results" || die_usage "cannot create $results"
+	results=$(cd "$results" && pwd)
+	rm -rf "${results:?}"/*
+	INFRA_SUMMARY="$results/summary.json"
+
+	t0=$(now)
+	acquire_tree
+	export_build_env
+	cd "$tree"
+	# the kernel the gate builds for this tree: one build for both
+	! tree_has_kunit_hook || kunit=1
+	stage="$GUEST_BUILD_DIR/fuzz"
+	mkdir -p "$GUEST_BUILD_DIR"
+	guest_write_config "$GUEST_BUILD_DIR/fusegate.config" "$kunit"
+	guest_build_kernel "$GUEST_BUILD_DIR" "$GUEST_BUILD_DIR/fusegate.config" \
+		"$results/build.log" "$jobs"
+	rm -rf "$stage"
+	mkdir -p "$stage/root/tests" "$stage/root/etc"
+	log "building the fuzzer (kselftest Makefile, static)"
+	guest_build_programs "$SELFTEST_DIR" "$tree/$GUEST_BUILD_DIR/fusegate-tests" \
+		"$results/build.log" "$tree/$GUEST_BUILD_DIR/fusegate-tests/fuse_fuzz"
+	cp "$GUEST_BUILD_DIR/fusegate-tests/fuse_fuzz" "$stage/root/tests/"
+	printf 'FUSEGATE_GUEST_CMD="/tests/fuse_fuzz --seed %s --replies %s --rate %s"\n' \
+		"$seed" "$replies" "$rate" > "$stage/root/etc/fusegate.env"
+	guest_initramfs "$stage/root" "$stage/initramfs.cpio"
+	log "prepared and built in $(( $(now) - t0 ))s; fuzzing: seed $seed, $replies replies"
+
+	t0=$(now)
+	GUEST_KVM=$kvm
+	GUEST_KUNIT=0	# the kernel's KUnit suites are the gate's business
+	guest_boot "$GUEST_BUILD_DIR/arch/x86/boot/bzImage" "$stage/initramfs.cpio" \
+		"$results/console.log" "$results/fuzz.out" "$timeout" || rc=$?
+	log "guest exit $rc after $(( $(now) - t0 ))s; results in $results"
+	grep -q FUSEGATE-BOOT-OK "$results/console.log" || {
+		tail -20 "$results/console.log" >&2
+		die_infra "the guest did not boot (see $results/console.log)"
+	}
+	local boot_rc=$rc
+	rc=0
+	python3 "$FUSEGATE_ROOT/scripts/fuzz_report.py" "$results" --seed "$seed" \
+		--rate "$rate" --guest-exit "$boot_rc" || rc=$?
+	exit "$rc"
+}
+
+main

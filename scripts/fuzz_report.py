@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""What a run of the reply fuzzer found (run_fuzz.sh): the fuzzer's figures
+from fuzz.out, the kernel's splats from the console after boot, and the
+first splat placed at the fuzzer's last mark before it ("fuzz: seed S
+reply N", one every 1000 replies) so that --replay S:N reproduces it.
+Writes summary.json and prints the figures; exit 0 when the run finished
+with no splat, 1 otherwise."""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ktap_report import scan_splats  # noqa: E402
+
+FIGURES = ('replies', 'compound', 'mutated', 'refused', 'spliced', 'remounts')
+LAST_LINE = re.compile(r'^fuzz: (\d+) replies, (\d+) compound, (\d+) mutated, '
+                       r'(\d+) refused, (\d+) spliced, (\d+) remounts$', re.M)
+MARK = re.compile(r'fuzz: seed (\d+) reply (\d+)')
+MARK_EVERY = 1000
+
+
+def read(path):
+    try:
+        return open(path, errors='replace').read()
+    except OSError:
+        return ''
+
+
+def first_splat_reply(lines, splat):
+    """The reply by which the first splat had come: the mark after the
+    last one before it"""
+    first = next((i for i, line in enumerate(lines) if splat in line), len(lines))
+    marks = [int(m.group(2)) for m in map(MARK.search, lines[:first]) if m]
+    return (marks[-1] if marks else 0) + MARK_EVERY
+
+
+def report(results, seed, rate, guest_exit):
+    console = read(os.path.join(results, 'console.log')).splitlines()
+    boot = next((i for i, line in enumerate(console) if 'FUSEGATE-BOOT-OK' in line), 0)
+    after = console[boot:]
+    fuzz_console = os.path.join(results, 'console-fuzz.log')
+    with open(fuzz_console, 'w') as f:
+        f.write('\n'.join(after) + '\n')
+    splats, _ = scan_splats(fuzz_console, set())
+    out = read(os.path.join(results, 'fuzz.out'))
+    m = LAST_LINE.search(out)
+    figures = dict(zip(FIGURES, map(int, m.groups()))) if m else {}
+    kinds = {k: int(n) for k, n in re.findall(r'^fuzz: (\w+) +(\d+)$', out, re.M)}
+    at = first_splat_reply(after, splats[0]) if splats else None
+    summary = dict(seed=seed, rate=rate, guest_exit=guest_exit, finished=bool(m),
+                   splats=splats, kinds=kinds,
+                   replay='%d:%d' % (seed, at) if at is not None else None, **figures)
+    with open(os.path.join(results, 'summary.json'), 'w') as f:
+        json.dump(summary, f, indent=1)
+
+    print('fuzz figures (seed %d, %d%% of replies mutated)' % (seed, rate))
+    print('  %-22s %s' % ('mutation', 'replies'))
+    for k, n in kinds.items():
+        print('  %-22s %d' % (k, n))
+    for k in FIGURES:
+        if k in figures:
+            print('  %-22s %d' % (k, figures[k]))
+    for s in splats:
+        print('  KERNEL SPLAT: %s' % s)
+    if at is not None:
+        print('the first splat came by reply %d of seed %d; to run up to it again:' % (at, seed))
+        print('  ./run_fuzz.sh --replay %d:%d' % (seed, at))
+    if not m and not splats:
+        print('the fuzzer did not finish (guest exit %d): see fuzz.out and console.log'
+              % guest_exit)
+    print('fuzz: %d replies, %d mutated, %d splats' % (
+        figures.get('replies', 0), figures.get('mutated', 0), len(splats)))
+    return 0 if m and not splats else 1
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('results', help="run_fuzz.sh's results directory")
+    ap.add_argument('--seed', type=int, required=True)
+    ap.add_argument('--rate', type=int, required=True)
+    ap.add_argument('--guest-exit', type=int, default=0)
+    args = ap.parse_args(argv)
+    return report(args.results, args.seed, args.rate, args.guest_exit)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
