@@ -44,6 +44,7 @@ sub_unique_not_checked|gate-fixtures/sub_unique_not_checked|1|our series without
 sub_error_range_not_checked|gate-fixtures/sub_error_range_not_checked|1|our series without rule 5: REGRESSION|sub_error_range_positive_first;sub_error_range: the first positive
 stock_reply_error_too_negative|gate-fixtures/stock_reply_error_too_negative|1|stock 6.12 without the reply error floor: REGRESSION|reply_error_too_negative
 stock_lookup_invalid_attr|gate-fixtures/stock_lookup_invalid_attr|1|stock 6.12 taking invalid LOOKUP attributes: REGRESSION|lookup_invalid_attr
+stock_comment_only|gate-fixtures/stock_comment_only|0|stock 6.12 and a comment-only patch: PASS|"verdict": "PASS"
 EOF
 }
 
