@@ -151,6 +151,12 @@ static void error_with_payload(struct srv_reply *r, unsigned int t)
 	sub(r, t)->error = -ENOENT;
 }
 
+/* ... while one without a payload is a well-formed reply (the control) */
+static void error_without_payload(struct srv_reply *r, unsigned int t)
+{
+	sub_error_range(r, t, -ENOENT);
+}
+
 /* rule 7: a payload is the size the operation's out-args allow */
 static void payload_mismatch_long(struct srv_reply *r, unsigned int t)
 {
@@ -174,6 +180,7 @@ static void compound_out_reserved(struct srv_reply *r, unsigned int t)
 struct bad_variant {
 	void (*edit)(struct srv_reply *r, unsigned int t);
 	unsigned int t;		/* the subreply it breaks: FIRST or LAST */
+	bool taken;		/* a control: the reply is well-formed */
 };
 
 /* Runs in the server: every compound's reply is broken as the variant says */
@@ -221,6 +228,8 @@ FIXTURE_VARIANT_ADD(bad_open_reply, sub_error_range_below_last) {
 	{ sub_error_range_below, LAST } };
 FIXTURE_VARIANT_ADD(bad_open_reply, error_with_payload_first) { { error_with_payload, FIRST } };
 FIXTURE_VARIANT_ADD(bad_open_reply, error_with_payload_last) { { error_with_payload, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, error_with_payload_none_is_taken) {
+	{ error_without_payload, LAST, .taken = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_long_first) {
 	{ payload_mismatch_long, FIRST } };
 FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_long_last) { { payload_mismatch_long, LAST } };
@@ -253,7 +262,8 @@ FIXTURE_TEARDOWN(bad_open_reply)
 	EXPECT_EQ(EINVAL, _c->write_errno);				\
 } while (0)
 
-TEST_F(bad_open_reply, open_fails_with_eio_and_the_mount_stays_usable)
+/* A broken reply: EIO, the write refused; the control: the write taken */
+TEST_F(bad_open_reply, a_broken_reply_fails_the_open_and_the_mount_stays_usable)
 {
 	struct stat st;
 	unsigned int from;
@@ -263,6 +273,16 @@ TEST_F(bad_open_reply, open_fails_with_eio_and_the_mount_stays_usable)
 	from = nreq(&self->m);
 	ret = open_append_write(&self->m, "file");
 	SKIP_WITHOUT_COMPOUND(&self->m);
+	if (variant->v.taken) {
+		/* the kernel takes it, whatever the open then makes of it */
+		const struct srv_record *c = compound_since(&self->m, from);
+
+		ASSERT_NE(NULL, c);
+		ASSERT_TRUE(wait_replied(&self->m, c));
+		EXPECT_EQ(0, c->write_errno);
+		EXPECT_EQ(0, stat(path(&self->m, "dir"), &st));
+		return;
+	}
 	EXPECT_EQ(-EIO, ret);
 	/* the kernel refused the reply: the server's write failed */
 	ASSERT_COMPOUND_REJECTED(&self->m, from);
