@@ -69,6 +69,11 @@ static const char *const kind_name[NKINDS] = {
 struct stats {
 	uint64_t replies, compounds, mutated, refused, spliced;
 	uint64_t by_kind[NKINDS];
+	/* where things stand, for a stall report */
+	uint32_t client_op;		/* the workload's case the client is in */
+	uint32_t last_opcode;		/* of the last reply, */
+	int32_t last_kind;		/* its mutation (-1: none), */
+	int32_t last_ret;		/* what its write returned */
 };
 
 static struct stats *st;
@@ -274,6 +279,8 @@ static void fuzz_reply(const struct srv_config *cfg,
 		mark(n);
 	if (req->opcode == FUSE_COMPOUND)
 		__atomic_fetch_add(&st->compounds, 1, __ATOMIC_RELAXED);
+	st->last_opcode = req->opcode;
+	st->last_kind = -1;
 	if (req->opcode == FUSE_INIT || pick(&x, 100) >= rate)
 		return;
 	oh->len = r->len;
@@ -291,6 +298,8 @@ static void fuzz_reply(const struct srv_config *cfg,
 	} else {
 		ret = write(r->fd, m, len);
 	}
+	st->last_kind = kind;
+	st->last_ret = ret < 0 ? -errno : ret;
 	if (ret < 0)
 		__atomic_fetch_add(&st->refused, 1, __ATOMIC_RELAXED);
 	/* taken for the request it answers: the correct reply is not sent */
@@ -308,7 +317,8 @@ static void workload_op(struct mnt *m, uint64_t *x)
 	int fd;
 
 	/* O_APPEND opens three times as often: they are our compounds */
-	switch (pick(x, 14)) {
+	st->client_op = pick(x, 14);
+	switch (st->client_op) {
 	case 0:
 		stat(path(m, "file"), &sb);
 		lstat(path(m, "link"), &sb);
@@ -383,6 +393,43 @@ static void workload_op(struct mnt *m, uint64_t *x)
 	}
 }
 
+/*
+ * A process that watches the reply count: when it has not moved for
+ * STALL_SECONDS, the kernel's blocked tasks go to the console (sysrq w),
+ * a line says where the run stopped, and the fuzzer is killed, so that the
+ * run ends with the evidence instead of at the guest's time limit.
+ */
+#define STALL_SECONDS	60
+
+static pid_t start_watchdog(void)
+{
+	pid_t pid = fork();
+	uint64_t seen = ~0ULL, now;
+	unsigned int still = 0;
+	int fd;
+
+	if (pid)
+		return pid;
+	for (;;) {
+		sleep(1);
+		now = __atomic_load_n(&st->replies, __ATOMIC_RELAXED);
+		still = now == seen ? still + 1 : 0;
+		seen = now;
+		if (still < STALL_SECONDS)
+			continue;
+		fd = open("/proc/sysrq-trigger", O_WRONLY);
+		if (fd >= 0 && write(fd, "w", 1) == 1)
+			close(fd);
+		printf("fuzz: stalled at reply %llu of seed %llu: no reply for %u s "
+		       "(client in case %u; last reply: opcode %u, mutation %d, write %d)\n",
+		       (unsigned long long)now, (unsigned long long)seed, STALL_SECONDS,
+		       st->client_op, st->last_opcode, st->last_kind, st->last_ret);
+		fflush(stdout);
+		kill(getppid(), SIGKILL);
+		_exit(1);
+	}
+}
+
 static int start(struct mnt *m, uint64_t nth)
 {
 	/* no caching: every access asks the server again */
@@ -412,6 +459,7 @@ int main(int argc, char **argv)
 	uint64_t x, last = 0, remounts = 0, since_remount = 0;
 	unsigned int stuck = 0;
 	struct mnt m;
+	pid_t watchdog;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -433,6 +481,7 @@ int main(int argc, char **argv)
 		perror("fuse_fuzz: mount");
 		return 1;
 	}
+	watchdog = start_watchdog();
 	printf("fuzz: seed %llu, %llu replies, %u%% mutated\n",
 	       (unsigned long long)seed, (unsigned long long)target, rate);
 	fflush(stdout);
@@ -456,6 +505,7 @@ int main(int argc, char **argv)
 		stuck = 0;
 		since_remount = 0;
 	}
+	kill(watchdog, SIGKILL);
 	mnt_stop(&m);
 	for (c = 0; c < NKINDS; c++)
 		printf("fuzz: %-8s %llu\n", kind_name[c],

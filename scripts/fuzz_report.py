@@ -51,6 +51,7 @@ def report(results, seed, rate, guest_exit):
     kinds = {k: int(n) for k, n in re.findall(r'^fuzz: (\w+) +(\d+)$', out, re.M)}
     at = first_splat_reply(after, splats[0]) if splats else None
     summary = dict(seed=seed, rate=rate, guest_exit=guest_exit, finished=bool(m),
+                   stalled=bool(re.search(r'^fuzz: stalled at reply', out, re.M)),
                    splats=splats, kinds=kinds,
                    replay='%d:%d' % (seed, at) if at is not None else None, **figures)
     with open(os.path.join(results, 'summary.json'), 'w') as f:
@@ -68,6 +69,9 @@ def report(results, seed, rate, guest_exit):
     if at is not None:
         print('the first splat came by reply %d of seed %d; to run up to it again:' % (at, seed))
         print('  ./run_fuzz.sh --replay %d:%d' % (seed, at))
+    stall = re.search(r'^fuzz: stalled at reply .*$', out, re.M)
+    if stall:
+        print(stall.group(0) + ' (blocked tasks on the console: sysrq w)')
     if not m and not splats:
         print('the fuzzer did not finish (guest exit %d): see fuzz.out and console.log'
               % guest_exit)
