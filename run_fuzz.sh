@@ -39,7 +39,7 @@ build.log.  Last line: "fuzz: N replies, M mutated, S splats".
 
 Exit status: 0 the run ended with no splat, 1 a splat (or the guest hung
 or crashed under the fuzzer), 2 usage error, 3 infrastructure error (tree,
-build, no boot).
+build, no boot, the fuzzer never started).
 EOF
 }
 

@@ -4,7 +4,8 @@ from fuzz.out, the kernel's splats from the console after boot, and the
 first splat placed at the fuzzer's last mark before it ("fuzz: seed S
 reply N", one every 1000 replies) so that --replay S:N reproduces it.
 Writes summary.json and prints the figures; exit 0 when the run finished
-with no splat, 1 otherwise."""
+with no splat, 1 on a splat or a run that stopped short (a stall), 3 when
+the fuzzer never started (infrastructure: nothing was judged)."""
 
 import argparse
 import json
@@ -46,6 +47,7 @@ def report(results, seed, rate, guest_exit):
         f.write('\n'.join(after) + '\n')
     splats, _ = scan_splats(fuzz_console, set())
     out = read(os.path.join(results, 'fuzz.out'))
+    started = re.search(r'^fuzz: seed \d+, \d+ replies', out, re.M)
     m = LAST_LINE.search(out)
     figures = dict(zip(FIGURES, map(int, m.groups()))) if m else {}
     kinds = {k: int(n) for k, n in re.findall(r'^fuzz: (\w+) +(\d+)$', out, re.M)}
@@ -77,6 +79,10 @@ def report(results, seed, rate, guest_exit):
               % guest_exit)
     print('fuzz: %d replies, %d mutated, %d splats' % (
         figures.get('replies', 0), figures.get('mutated', 0), len(splats)))
+    if not started and not splats:
+        # the fuzzer never ran (no mount, a missing binary): nothing was judged
+        print('INFRA ERROR: the fuzzer did not start (see fuzz.out and console.log)')
+        return 3
     return 0 if m and not splats else 1
 
 

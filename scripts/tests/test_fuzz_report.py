@@ -13,7 +13,8 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import fuzz_report  # noqa: E402
 
-LAST = 'fuzz: 30000 replies, 1500 compound, 15000 mutated, 11000 refused, 3700 spliced, 2 remounts\n'
+START = 'fuzz: seed 7, 30000 replies, 50% mutated\n'
+LAST = START + 'fuzz: 30000 replies, 1500 compound, 15000 mutated, 11000 refused, 3700 spliced, 2 remounts\n'
 
 
 class FuzzReport(unittest.TestCase):
@@ -49,6 +50,11 @@ class FuzzReport(unittest.TestCase):
         self.assertEqual(1, rc)
         self.assertEqual(1, len(s['splats']))
         self.assertEqual('7:3000', s['replay'])
+
+    def test_a_fuzzer_that_never_started_is_infra_not_a_failure(self):
+        rc, s = self.run_report('FUSEGATE-BOOT-OK\n', 'fuse_fuzz: mount: No such device\n')
+        self.assertEqual(3, rc)
+        self.assertFalse(s['finished'])
 
     def test_a_run_cut_short_without_a_splat_fails(self):
         rc, s = self.run_report('FUSEGATE-BOOT-OK\nfuzz: seed 7 reply 0\n',
