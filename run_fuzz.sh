@@ -24,7 +24,10 @@ Options:
   --replies N       stop after N replies (default: 1000000)
   --seed S          the seed (default: 1)
   --rate PERCENT    how many replies are mutated (default: 50)
-  --replay S:N      run seed S up to reply N again (what a splat report names)
+  --procs P         fuzzers side by side, each with its own mount, seeds
+                    S, S+1, ... (default: 2, the guest's CPUs)
+  --replay S:N      run seed S up to reply N again, one fuzzer (what a
+                    splat report names)
   --series PATH, --version N, --tree DIR, --range B..H, --no-series,
   --baseline, --name NAME, --prepared DIR
                     the tree, as for run_selftests.sh (default: our series)
@@ -34,12 +37,15 @@ Options:
   --results DIR     where to write results (default: results/fuzz)
   -h, --help        show this help
 
-Results: fuzz.out (the fuzzer's output), console.log, summary.json,
-build.log.  Last line: "fuzz: N replies, M mutated, S splats".
+The guest boots with kmemleak on: after the run, objects allocated through
+FUSE and left unreferenced count as leaks.
 
-Exit status: 0 the run ended with no splat, 1 a splat (or the guest hung
-or crashed under the fuzzer), 2 usage error, 3 infrastructure error (tree,
-build, no boot, the fuzzer never started).
+Results: fuzz.out (the fuzzer's output), console.log, summary.json,
+build.log.  Last line: "fuzz: N replies, M mutated, S splats, L leaks".
+
+Exit status: 0 the run ended with no splat and no leak, 1 a splat or a
+leak (or the guest hung or crashed under the fuzzer), 2 usage error, 3
+infrastructure error (tree, build, no boot, the fuzzer never started).
 EOF
 }
 
@@ -49,6 +55,7 @@ prepared=
 replies=1000000
 seed=1
 rate=50
+procs=2
 jobs=$(nproc)
 timeout=1800
 kvm=0
@@ -60,17 +67,18 @@ while [ $# -gt 0 ]; do
 	take_build_option "$@"
 	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
 	case "$1" in
-	--replies|--seed|--rate|--replay|--timeout)
+	--replies|--seed|--rate|--procs|--replay|--timeout)
 		[ $# -ge 2 ] || die_usage "$1 needs a value"
 		case "$1" in
 		--replies) replies=$2 ;;
 		--seed) seed=$2 ;;
 		--rate) rate=$2 ;;
+		--procs) procs=$2 ;;
 		--timeout) timeout=$2 ;;
 		--replay)
 			[[ "$2" =~ ^([0-9]+):([0-9]+)$ ]] ||
 				die_usage "--replay takes SEED:REPLY (as a splat report names it): $2"
-			seed=${BASH_REMATCH[1]}; replies=$((BASH_REMATCH[2] + 1)) ;;
+			seed=${BASH_REMATCH[1]}; replies=$((BASH_REMATCH[2] + 1)); procs=1 ;;
 		esac
 		shift 2 ;;
 	--kvm) kvm=1; shift ;;
@@ -81,6 +89,7 @@ done
 [[ "$replies" =~ ^[1-9][0-9]*$ ]] || die_usage "--replies must be a positive number: $replies"
 [[ "$seed" =~ ^[0-9]+$ ]] || die_usage "--seed must be a number: $seed"
 [[ "$rate" =~ ^[0-9]+$ ]] && [ "$rate" -le 100 ] || die_usage "--rate must be 0-100: $rate"
+[[ "$procs" =~ ^[1-9][0-9]*$ ]] && [ "$procs" -le 64 ] || die_usage "--procs must be 1-64: $procs"
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive number: $jobs"
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout must be a positive number: $timeout"
 
@@ -111,10 +120,10 @@ main() {
 	guest_build_programs "$SELFTEST_DIR" "$tree/$GUEST_BUILD_DIR/fusegate-tests" \
 		"$results/build.log" "$tree/$GUEST_BUILD_DIR/fusegate-tests/fuse_fuzz"
 	cp "$GUEST_BUILD_DIR/fusegate-tests/fuse_fuzz" "$stage/root/tests/"
-	printf 'FUSEGATE_GUEST_CMD="/tests/fuse_fuzz --seed %s --replies %s --rate %s"\n' \
-		"$seed" "$replies" "$rate" > "$stage/root/etc/fusegate.env"
+	printf 'FUSEGATE_GUEST_CMD="/tests/fuse_fuzz --seed %s --replies %s --rate %s --procs %s"\n' \
+		"$seed" "$replies" "$rate" "$procs" > "$stage/root/etc/fusegate.env"
 	guest_initramfs "$stage/root" "$stage/initramfs.cpio"
-	log "prepared and built in $(( $(now) - t0 ))s; fuzzing: seed $seed, $replies replies"
+	log "prepared and built in $(( $(now) - t0 ))s; fuzzing: seed $seed, $replies replies, $procs fuzzer(s)"
 
 	t0=$(now)
 	GUEST_KVM=$kvm

@@ -5,7 +5,10 @@
  * for them.  Runs in the guest (run_fuzz.sh); the host counts the kernel's
  * splats.
  *
- *   fuse_fuzz [--seed S] [--replies N] [--rate PERCENT]
+ *   fuse_fuzz [--seed S] [--replies N] [--rate PERCENT] [--procs P]
+ *
+ * P fuzzers run side by side (the guest's CPUs), each with its own mount:
+ * fuzzer j has seed S + j and its share of the N replies.
  *
  * Reply n of seed S is mutated or not, and how, by a hash of (S, n) alone,
  * so a run of the same seed and count makes the same choices again.  A
@@ -35,6 +38,8 @@
  * Every 1000 replies a "fuzz: seed S reply N" line goes to /dev/kmsg, so
  * that a splat on the console can be placed.
  *
+ * After the run, when the kernel was booted with kmemleak on, a leak scan:
+ * "fuzz: L leaks through FUSE".
  * Last line on stdout: "fuzz: N replies, C compound, M mutated, R refused,
  * K spliced, U remounts".
  */
@@ -51,6 +56,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -395,11 +401,58 @@ static void workload_op(struct mnt *m, uint64_t *x)
 
 /*
  * A process that watches the reply count: when it has not moved for
- * STALL_SECONDS, the kernel's blocked tasks go to the console (sysrq w),
- * a line says where the run stopped, and the fuzzer is killed, so that the
- * run ends with the evidence instead of at the guest's time limit.
+ * STALL_SECONDS, the kernel stacks of the tasks that sleep in FUSE are
+ * printed, the kernel's blocked tasks go to the console (sysrq w), a line
+ * says where the run stopped, and the fuzzer is killed, so that the run
+ * ends with the evidence instead of at the guest's time limit.
  */
 #define STALL_SECONDS	60
+
+/* Print the kernel stack of every task that sleeps in FUSE (/proc/T/stack) */
+static void dump_fuse_stacks(void)
+{
+	char path[600], stack[4096], comm[64];
+	struct dirent *p, *t;
+	DIR *procs, *tasks;
+	ssize_t n;
+	int fd;
+
+	procs = opendir("/proc");
+	while (procs && (p = readdir(procs))) {
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		tasks = opendir(path);
+		while (tasks && (t = readdir(tasks))) {
+			if (t->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/stack",
+				 p->d_name, t->d_name);
+			fd = open(path, O_RDONLY);
+			n = fd < 0 ? -1 : read(fd, stack, sizeof(stack) - 1);
+			if (fd >= 0)
+				close(fd);
+			if (n <= 0)
+				continue;
+			stack[n] = 0;
+			if (!strstr(stack, "fuse"))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm",
+				 p->d_name, t->d_name);
+			fd = open(path, O_RDONLY);
+			n = fd < 0 ? -1 : read(fd, comm, sizeof(comm) - 1);
+			if (fd >= 0)
+				close(fd);
+			comm[n > 0 ? n - 1 : 0] = 0;
+			printf("fuzz: task %s (%s) sleeps in FUSE:\n%s",
+			       t->d_name, comm, stack);
+		}
+		if (tasks)
+			closedir(tasks);
+	}
+	if (procs)
+		closedir(procs);
+}
 
 static pid_t start_watchdog(void)
 {
@@ -420,6 +473,7 @@ static pid_t start_watchdog(void)
 		fd = open("/proc/sysrq-trigger", O_WRONLY);
 		if (fd >= 0 && write(fd, "w", 1) == 1)
 			close(fd);
+		dump_fuse_stacks();
 		printf("fuzz: stalled at reply %llu of seed %llu: no reply for %u s "
 		       "(client in case %u; last reply: opcode %u, mutation %d, write %d)\n",
 		       (unsigned long long)now, (unsigned long long)seed, STALL_SECONDS,
@@ -444,47 +498,25 @@ static int start(struct mnt *m, uint64_t nth)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fuse_fuzz [--seed S] [--replies N] [--rate PERCENT]\n");
+	fprintf(f, "usage: fuse_fuzz [--seed S] [--replies N] [--rate PERCENT] [--procs P]\n");
 }
 
-int main(int argc, char **argv)
+/*
+ * One fuzzer: its own mount, server and watchdog, seed @seed, until
+ * @target replies; the remount count, or -1 when it could not mount
+ */
+static long run_one(void)
 {
-	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "replies", required_argument, NULL, 'n' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	uint64_t x, last = 0, remounts = 0, since_remount = 0;
 	unsigned int stuck = 0;
 	struct mnt m;
 	pid_t watchdog;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'n': target = strtoull(optarg, NULL, 0); break;
-		case 'r': rate = strtoul(optarg, NULL, 0); break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind != argc || rate > 100 || !target) {
-		usage(stderr);
-		return 2;
-	}
-	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (st == MAP_FAILED || start(&m, 0)) {
+	if (start(&m, 0)) {
 		perror("fuse_fuzz: mount");
-		return 1;
+		return -1;
 	}
 	watchdog = start_watchdog();
-	printf("fuzz: seed %llu, %llu replies, %u%% mutated\n",
-	       (unsigned long long)seed, (unsigned long long)target, rate);
-	fflush(stdout);
 	x = seed;
 	while (__atomic_load_n(&st->replies, __ATOMIC_RELAXED) < target) {
 		uint64_t now;
@@ -499,21 +531,132 @@ int main(int argc, char **argv)
 		mnt_stop(&m);
 		if (start(&m, remounts + 1)) {
 			perror("fuse_fuzz: mount again");
-			return 1;
+			return -1;
 		}
 		remounts++;
 		stuck = 0;
 		since_remount = 0;
 	}
 	kill(watchdog, SIGKILL);
+	waitpid(watchdog, NULL, 0);
 	mnt_stop(&m);
-	for (c = 0; c < NKINDS; c++)
-		printf("fuzz: %-8s %llu\n", kind_name[c],
-		       (unsigned long long)st->by_kind[c]);
+	return remounts;
+}
+
+/*
+ * A leak scan after the run: kmemleak reports an object once it is 5 s
+ * old, and only when the kernel was booted with it on
+ */
+static void leak_scan(void)
+{
+	struct timespec now;
+	int leaks;
+
+	if (fuse_leaks(NULL)) {
+		printf("fuzz: no leak scan (kmemleak is off)\n");
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	wait_leak_age(now.tv_sec);
+	leaks = fuse_leaks(stdout);
+	if (leaks < 0)
+		printf("fuzz: the leak scan failed: %s\n", strerror(-leaks));
+	else
+		printf("fuzz: %d leaks through FUSE\n", leaks);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "replies", required_argument, NULL, 'n' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "procs", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct job {
+		struct stats st;
+		long remounts;
+	} *all;
+	uint64_t first_seed, total, remounts = 0;
+	struct stats sum = { 0 };
+	unsigned int jobs = 1, j, k;
+	struct timespec t0, t1;
+	double secs;
+	pid_t pid[64];
+	int c, status, failed = 0;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'n': target = strtoull(optarg, NULL, 0); break;
+		case 'r': rate = strtoul(optarg, NULL, 0); break;
+		case 'j': jobs = strtoul(optarg, NULL, 0); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc || rate > 100 || !target || !jobs || jobs > 64 ||
+	    target < jobs) {
+		usage(stderr);
+		return 2;
+	}
+	all = mmap(NULL, jobs * sizeof(*all), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (all == MAP_FAILED) {
+		perror("fuse_fuzz: mmap");
+		return 1;
+	}
+	printf("fuzz: seed %llu, %llu replies, %u%% mutated, %u fuzzer(s)\n",
+	       (unsigned long long)seed, (unsigned long long)target, rate, jobs);
+	fflush(stdout);
+	/* fuzzer j: seed S + j, its share of the replies */
+	first_seed = seed;
+	total = target;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (j = 0; j < jobs; j++) {
+		pid[j] = fork();
+		if (pid[j] < 0) {
+			perror("fuse_fuzz: fork");
+			return 1;
+		}
+		if (pid[j] == 0) {
+			st = &all[j].st;
+			seed = first_seed + j;
+			target = total / jobs + (j < total % jobs);
+			all[j].remounts = run_one();
+			fflush(stdout);
+			_exit(all[j].remounts < 0);
+		}
+	}
+	for (j = 0; j < jobs; j++) {
+		if (waitpid(pid[j], &status, 0) != pid[j] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			failed = 1;
+		remounts += all[j].remounts > 0 ? all[j].remounts : 0;
+		sum.replies += all[j].st.replies;
+		sum.compounds += all[j].st.compounds;
+		sum.mutated += all[j].st.mutated;
+		sum.refused += all[j].st.refused;
+		sum.spliced += all[j].st.spliced;
+		for (k = 0; k < NKINDS; k++)
+			sum.by_kind[k] += all[j].st.by_kind[k];
+	}
+	if (failed)
+		return 1;	/* a fuzzer stalled or could not mount: it said so */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("fuzz: %.0f s, %.0f replies/s, %.0f mutated/s\n", secs,
+	       sum.replies / secs, sum.mutated / secs);
+	for (k = 0; k < NKINDS; k++)
+		printf("fuzz: %-8s %llu\n", kind_name[k],
+		       (unsigned long long)sum.by_kind[k]);
+	leak_scan();
 	printf("fuzz: %llu replies, %llu compound, %llu mutated, %llu refused, %llu spliced, %llu remounts\n",
-	       (unsigned long long)st->replies, (unsigned long long)st->compounds,
-	       (unsigned long long)st->mutated,
-	       (unsigned long long)st->refused, (unsigned long long)st->spliced,
+	       (unsigned long long)sum.replies, (unsigned long long)sum.compounds,
+	       (unsigned long long)sum.mutated,
+	       (unsigned long long)sum.refused, (unsigned long long)sum.spliced,
 	       (unsigned long long)remounts);
 	return 0;
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """What a run of the reply fuzzer found (run_fuzz.sh): the fuzzer's figures
-from fuzz.out, the kernel's splats from the console after boot, and the
-first splat placed at the fuzzer's last mark before it ("fuzz: seed S
-reply N", one every 1000 replies) so that --replay S:N reproduces it.
+from fuzz.out, the kernel's splats from the console after boot, the leak
+scan's count, and the first splat placed at each fuzzer's last mark before
+it ("fuzz: seed S reply N", one every 1000 replies; fuzzers run side by
+side with seeds S, S+1, ...) so that --replay S:N reproduces it.
 Writes summary.json and prints the figures; exit 0 when the run finished
-with no splat, 1 on a splat or a run that stopped short (a stall), 3 when
-the fuzzer never started (infrastructure: nothing was judged)."""
+with no splat and no leak, 1 on a splat, a leak or a run that stopped
+short (a stall), 3 when the fuzzer never started (infrastructure: nothing
+was judged)."""
 
 import argparse
 import json
@@ -30,12 +32,16 @@ def read(path):
         return ''
 
 
-def first_splat_reply(lines, splat):
-    """The reply by which the first splat had come: the mark after the
-    last one before it"""
+def first_splat_replies(lines, splat):
+    """Where each fuzzer stood when the first splat came, as SEED:REPLY
+    (the mark after its last one before the splat), the fuzzer whose mark
+    came last first: any of them may have caused it"""
     first = next((i for i, line in enumerate(lines) if splat in line), len(lines))
-    marks = [int(m.group(2)) for m in map(MARK.search, lines[:first]) if m]
-    return (marks[-1] if marks else 0) + MARK_EVERY
+    last = {}
+    for m in filter(None, map(MARK.search, lines[:first])):
+        last.pop(int(m.group(1)), None)
+        last[int(m.group(1))] = int(m.group(2))
+    return ['%d:%d' % (seed, n + MARK_EVERY) for seed, n in reversed(last.items())]
 
 
 def report(results, seed, rate, guest_exit):
@@ -51,11 +57,15 @@ def report(results, seed, rate, guest_exit):
     m = LAST_LINE.search(out)
     figures = dict(zip(FIGURES, map(int, m.groups()))) if m else {}
     kinds = {k: int(n) for k, n in re.findall(r'^fuzz: (\w+) +(\d+)$', out, re.M)}
-    at = first_splat_reply(after, splats[0]) if splats else None
+    at = first_splat_replies(after, splats[0]) if splats else []
+    if splats and not at:
+        at = ['%d:%d' % (seed, MARK_EVERY)]
+    leaks = re.search(r'^fuzz: (\d+) leaks through FUSE$', out, re.M)
+    leaks = int(leaks.group(1)) if leaks else None
     summary = dict(seed=seed, rate=rate, guest_exit=guest_exit, finished=bool(m),
                    stalled=bool(re.search(r'^fuzz: stalled at reply', out, re.M)),
-                   splats=splats, kinds=kinds,
-                   replay='%d:%d' % (seed, at) if at is not None else None, **figures)
+                   splats=splats, kinds=kinds, leaks=leaks,
+                   replay=at[0] if at else None, replay_any=at, **figures)
     with open(os.path.join(results, 'summary.json'), 'w') as f:
         json.dump(summary, f, indent=1)
 
@@ -66,24 +76,29 @@ def report(results, seed, rate, guest_exit):
     for k in FIGURES:
         if k in figures:
             print('  %-22s %d' % (k, figures[k]))
+    print('  %-22s %s' % ('leaks through FUSE', 'not scanned (kmemleak off)'
+                              if leaks is None else leaks))
     for s in splats:
         print('  KERNEL SPLAT: %s' % s)
-    if at is not None:
-        print('the first splat came by reply %d of seed %d; to run up to it again:' % (at, seed))
-        print('  ./run_fuzz.sh --replay %d:%d' % (seed, at))
+    if at:
+        print('the first splat came by %s; to run up to it again:' %
+              ' or '.join('reply %s of seed %s' % tuple(reversed(a.split(':'))) for a in at))
+        for a in at:
+            print('  ./run_fuzz.sh --replay %s' % a)
     stall = re.search(r'^fuzz: stalled at reply .*$', out, re.M)
     if stall:
         print(stall.group(0) + ' (blocked tasks on the console: sysrq w)')
     if not m and not splats:
         print('the fuzzer did not finish (guest exit %d): see fuzz.out and console.log'
               % guest_exit)
-    print('fuzz: %d replies, %d mutated, %d splats' % (
-        figures.get('replies', 0), figures.get('mutated', 0), len(splats)))
+    print('fuzz: %d replies, %d mutated, %d splats, %s leaks' % (
+        figures.get('replies', 0), figures.get('mutated', 0), len(splats),
+        '-' if leaks is None else leaks))
     if not started and not splats:
         # the fuzzer never ran (no mount, a missing binary): nothing was judged
         print('INFRA ERROR: the fuzzer did not start (see fuzz.out and console.log)')
         return 3
-    return 0 if m and not splats else 1
+    return 0 if m and not splats and not leaks else 1
 
 
 def main(argv):

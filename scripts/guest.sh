@@ -119,7 +119,8 @@ guest_initramfs() {
 # QEMU ended by itself, 124 when the time limit stopped it.
 guest_boot() {
 	local kernel=$1 cpio=$2 console=$3 output=$4 limit=$5 accel=(-accel tcg)
-	# GUEST_KUNIT=1: the kernel's built-in KUnit suites run while it boots
+	# GUEST_KUNIT=1: the kernel's built-in KUnit suites run while it boots;
+	# GUEST_APPEND: more of the kernel's command line
 	local kunit_enable=${GUEST_KUNIT:-0}
 	if [ "${GUEST_KVM:-0}" -eq 1 ]; then
 		if [ -w /dev/kvm ]; then
@@ -136,7 +137,7 @@ guest_boot() {
 	timeout --kill-after=10 "$limit" qemu-system-x86_64 -nodefaults -nographic \
 		-no-reboot -m 2048 -smp 2 "${accel[@]}" -bios /usr/share/qemu/qboot.rom \
 		-kernel "$kernel" -initrd "$cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=$kunit_enable rdinit=/init" \
+		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=$kunit_enable rdinit=/init ${GUEST_APPEND:-}" \
 		-chardev "file,id=con,path=$console" -serial chardev:con \
 		-chardev "file,id=out,path=$output" -serial chardev:out \
 		-monitor none < /dev/null > "$(dirname "$console")/qemu.log" 2>&1 || rc=$?

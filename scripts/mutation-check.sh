@@ -89,6 +89,7 @@ SERIES_MUTANTS=(
 	'argvar_return_last|fs/fuse/dev.c|plain request returns the size of the last out-arg|s/ret = args->out_args\[args->out_argvar_idx\].size;/ret = args->out_args[args->out_numargs - 1].size;/'
 	'argvar_readlink_idx|fs/fuse/dir.c|readlink names a variable out-arg it does not have|s/ap.args.out_argvar_idx = 0;/ap.args.out_argvar_idx = 1;/'
 	'argvar_getxattr_idx|fs/fuse/xattr.c|getxattr names a variable out-arg it does not have|s/(\t\targs.out_argvar = true;\n\t\targs.out_argvar_idx = )0;/${1}1;/'
+	'open_error_leak|fs/fuse/file.c|a failed open leaks its fuse_file (caught by the fault injection and the leak scan)|s/(\} else if \(err != -ENOSYS\) \{\n)\t\t\tfuse_file_free\(ff\);\n/$1/'
 	'export_time_unchecked|fs/fuse/dir.c|fuse_lookup_name() writes the time through a NULL pointer|s/\tif \(time\)\n\t\t\*time = /\t*time = /'
 )
 

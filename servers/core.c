@@ -921,6 +921,12 @@ int srv_run_fd(const struct srv_config *cfg, int fd)
 	tree_init(&s);
 
 	for (;;) {
+		if (cfg->idle) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			if (poll(&p, 1, 0) == 0)
+				cfg->idle(cfg, fd);
+		}
 		if (control >= 0) {
 			struct pollfd p[2] = {
 				{ .fd = fd, .events = POLLIN },

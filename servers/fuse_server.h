@@ -148,6 +148,12 @@ struct srv_config {
 	void (*edit_reply)(const struct srv_config *cfg,
 			   const struct fuse_in_header *req, struct srv_reply *r);
 	uint64_t edit_arg;
+	/*
+	 * Called when no request is waiting, before the server blocks for the
+	 * next one (a byte on control_fd also wakes it): where a test that
+	 * held its replies back (edit_reply) writes them.
+	 */
+	void (*idle)(const struct srv_config *cfg, int fd);
 };
 
 /* Open /dev/fuse and mount it on @mountpoint; returns the fd or -errno */

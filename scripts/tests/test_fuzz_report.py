@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/fuzz_report.py: a run with a splat fails and names the reply to
-replay up to; a run cut short without a splat fails; a clean finished run
+replay up to (of every fuzzer run side by side); a leak through FUSE
+fails; a run cut short without a splat fails; a clean finished run
 passes.  Only splats after boot count (KUnit's expected warnings come
 before it)."""
 
@@ -50,6 +51,24 @@ class FuzzReport(unittest.TestCase):
         self.assertEqual(1, rc)
         self.assertEqual(1, len(s['splats']))
         self.assertEqual('7:3000', s['replay'])
+
+    def test_a_splat_names_where_each_fuzzer_side_by_side_stood(self):
+        rc, s = self.run_report(
+            'FUSEGATE-BOOT-OK\nfuzz: seed 7 reply 0\nfuzz: seed 8 reply 0\n'
+            'fuzz: seed 7 reply 1000\nfuzz: seed 8 reply 1000\nfuzz: seed 8 reply 2000\n'
+            'BUG: KASAN: use-after-free in fuse_dev_do_write\n', LAST)
+        self.assertEqual(1, rc)
+        self.assertEqual(['8:3000', '7:2000'], s['replay_any'])
+
+    def test_a_leak_through_fuse_fails_a_run_without_splats(self):
+        rc, s = self.run_report('FUSEGATE-BOOT-OK\nfuzz: seed 7 reply 0\n',
+                                START + 'fuzz: 1 leaks through FUSE\n' + LAST[len(START):])
+        self.assertEqual(1, rc)
+        self.assertEqual(1, s['leaks'])
+        rc, s = self.run_report('FUSEGATE-BOOT-OK\nfuzz: seed 7 reply 0\n',
+                                START + 'fuzz: 0 leaks through FUSE\n' + LAST[len(START):])
+        self.assertEqual(0, rc)
+        self.assertEqual(0, s['leaks'])
 
     def test_a_fuzzer_that_never_started_is_infra_not_a_failure(self):
         rc, s = self.run_report('FUSEGATE-BOOT-OK\n', 'fuse_fuzz: mount: No such device\n')

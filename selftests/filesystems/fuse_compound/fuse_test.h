@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fuse_server.h"
@@ -251,6 +252,80 @@ static inline int open_append_write(struct mnt *m, const char *name)
 		return -EIO;
 	}
 	return close(fd) ? -errno : 0;
+}
+
+/* --- kmemleak --- */
+
+#define KMEMLEAK "/sys/kernel/debug/kmemleak"
+
+/*
+ * kmemleak reports only objects older than 5 s (MSECS_MIN_AGE): wait until
+ * what was allocated by CLOCK_MONOTONIC second @last is that old
+ */
+static inline void wait_leak_age(long long last)
+{
+	struct timespec until = { .tv_sec = last + 6 };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+		;
+}
+
+static inline int kmemleak_cmd(const char *cmd)
+{
+	int fd = open(KMEMLEAK, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, cmd, strlen(cmd)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Scan for leaks (twice, as kmemleak's documentation advises against
+ * pointers in flight) and count the unreferenced objects whose allocation
+ * passed through FUSE, printing each to @out; -ENOENT without kmemleak.
+ * With @out NULL, only tell whether kmemleak is there (0 or -ENOENT).
+ */
+static inline int fuse_leaks(FILE *out)
+{
+	char line[512], entry[4096] = "";
+	bool in_fuse = false;
+	int leaks = 0, err;
+	FILE *f;
+
+	if (access(KMEMLEAK, F_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (access(KMEMLEAK, F_OK))
+		return -ENOENT;
+	if (!out)
+		return 0;
+	err = kmemleak_cmd("scan");
+	if (!err)
+		err = kmemleak_cmd("scan");
+	f = err ? NULL : fopen(KMEMLEAK, "r");
+	if (!f)
+		return err ? err : -errno;
+	/* an entry starts with "unreferenced object", its backtrace follows */
+	for (;;) {
+		bool eof = !fgets(line, sizeof(line), f);
+
+		if (eof || !strncmp(line, "unreferenced object", 19)) {
+			if (in_fuse)
+				fprintf(out, "# %s", entry);
+			leaks += in_fuse;
+			in_fuse = false;
+			entry[0] = 0;
+		}
+		if (eof)
+			break;
+		if (strlen(entry) + strlen(line) < sizeof(entry))
+			strcat(entry, line);
+		if (strstr(line, " fuse_"))
+			in_fuse = true;
+	}
+	fclose(f);
+	return leaks;
 }
 
 static inline struct srv_config srv_cfg(enum srv_behaviour b, uint64_t entry,

@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Many callers on one mount while the connection is shaken, allocation
+ * failures injected into FUSE, and a leak scan after both.
+ *
+ * stress: NR_WORKERS threads open, stat, read, append and list one mount.
+ * The server holds its replies back while requests keep coming and writes
+ * them in a shuffled order with short service delays, so several requests
+ * (compounds among them) are in flight at once and their answers cross.
+ * A third of the way in, each variant disturbs the run at a defined state,
+ * "a worker waits on a request the server holds", ROUNDS times: a signal to that worker (the kernel
+ * sends FUSE_INTERRUPT), an abort through fusectl, the server killed, or
+ * a lazy unmount.  Every caller must come back, with an errno the variant
+ * documents.
+ *
+ * faults: failslab and fail_page_alloc, filtered to the test's task and to
+ * stacks that pass through fs/fuse, during compounds and during their
+ * fallback.  Every failure must come back as a clean error, and the mount
+ * must work as before once the injection stops.
+ *
+ * leaks: a kmemleak scan after all of the above reports no object whose
+ * allocation passed through FUSE.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../kselftest_harness.h"
+
+#include "fuse_test.h"
+
+#define NR_WORKERS	8
+#define OPS		150	/* per worker */
+#define ROUNDS		8	/* disturbances per run (one for the fatal ones) */
+#define WARM_UP		(NR_WORKERS * OPS / 3)	/* operations before the first */
+#define MAX_HELD	64
+#define MAX_ERRNO	256
+#define LEAK_MARK	"/tmp/fuse_stress.last"
+
+/* --- the server's side: replies held back and written shuffled --- */
+
+struct held {
+	unsigned char buf[8192];
+	size_t len;
+};
+
+/* Shared between the test and its server process */
+struct shake {
+	/*
+	 * Taken by the server while it changes the queue or writes from it,
+	 * and by the test while it reads the queue or sets hold: once hold is
+	 * set under it, what the test sees held stays held.
+	 */
+	pthread_mutex_t lock;
+	int hold;			/* the test asks: write nothing yet */
+	unsigned int nheld;
+	pid_t held_pid[MAX_HELD];	/* the caller of each held request */
+	uint64_t held_unique[MAX_HELD];
+	uint32_t held_opcode[MAX_HELD];
+	unsigned int flushes;		/* times the server wrote all it held */
+	unsigned int workers_done;
+	unsigned int ops_done;		/* by all workers */
+	unsigned int max_compounds;	/* most compounds held at once */
+	unsigned int compounds_held;
+	uint64_t rng;
+	struct held q[MAX_HELD];
+	int event_fd;			/* a byte per reply held */
+};
+
+static struct shake *sh;
+
+static void lock_queue(void)
+{
+	/* robust: a server killed with the lock held leaves it usable */
+	if (pthread_mutex_lock(&sh->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&sh->lock);
+}
+
+static void unlock_queue(void)
+{
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* A byte to the test; never blocks (a full pipe has woken it already) */
+static void event(char c)
+{
+	if (write(sh->event_fd, &c, 1) != 1 && errno != EAGAIN)
+		perror("fuse_stress: event");
+}
+
+static uint64_t next_rand(void)
+{
+	sh->rng = sh->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return sh->rng >> 33;
+}
+
+/* Write every held reply, in a shuffled order, with short service delays */
+static void write_held(const struct srv_config *cfg, int fd)
+{
+	lock_queue();
+	while (!__atomic_load_n(&sh->hold, __ATOMIC_ACQUIRE) && sh->nheld) {
+		unsigned int i = next_rand() % sh->nheld, last = --sh->nheld;
+
+		usleep(next_rand() % 200);	/* models service time */
+		if (write(fd, sh->q[i].buf, sh->q[i].len) < 0 &&
+		    errno != ENOENT)
+			break;			/* the connection is gone */
+		sh->q[i] = sh->q[last];
+		sh->held_pid[i] = sh->held_pid[last];
+		sh->held_unique[i] = sh->held_unique[last];
+		sh->held_opcode[i] = sh->held_opcode[last];
+	}
+	if (!sh->nheld) {
+		sh->compounds_held = 0;
+		__atomic_add_fetch(&sh->flushes, 1, __ATOMIC_RELEASE);
+	}
+	unlock_queue();
+	if (!sh->nheld)
+		event('f');
+}
+
+static void hold_reply(const struct srv_config *cfg,
+		       const struct fuse_in_header *req, struct srv_reply *r)
+{
+	unsigned int i;
+
+	lock_queue();
+	if (sh->nheld == MAX_HELD || r->len > sizeof(sh->q[0].buf)) {
+		unlock_queue();
+		return;			/* written now, in order */
+	}
+	i = sh->nheld;
+	memcpy(sh->q[i].buf, r->buf, r->len);
+	((struct fuse_out_header *)sh->q[i].buf)->len = r->len;
+	sh->q[i].len = r->len;
+	sh->held_pid[i] = req->pid;
+	sh->held_unique[i] = req->unique;
+	sh->held_opcode[i] = req->opcode;
+	if (req->opcode == FUSE_COMPOUND && ++sh->compounds_held > sh->max_compounds)
+		sh->max_compounds = sh->compounds_held;
+	__atomic_store_n(&sh->nheld, i + 1, __ATOMIC_RELEASE);
+	r->drop = true;
+	unlock_queue();
+	if (__atomic_load_n(&sh->hold, __ATOMIC_ACQUIRE))
+		event('h');
+}
+
+/* --- the callers --- */
+
+enum shake_kind { SHAKE_NONE, SHAKE_SIGNAL, SHAKE_ABORT, SHAKE_KILL, SHAKE_LAZY_UMOUNT };
+
+struct worker {
+	pthread_t thread;
+	pid_t tid;
+	struct mnt *m;
+	unsigned int seed;
+	unsigned int errors[MAX_ERRNO];	/* calls that failed, by errno */
+	unsigned int calls;
+};
+
+static void on_signal(int sig)
+{
+}
+
+/* One call's outcome: 0, or errno */
+static void count(struct worker *w, long ret)
+{
+	w->calls++;
+	if (ret < 0)
+		w->errors[errno < MAX_ERRNO ? errno : 0]++;
+}
+
+static void worker_op(struct worker *w, unsigned int op)
+{
+	char buf[4096];
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	switch (op % 5) {
+	case 0:
+		count(w, stat(path(w->m, "file"), &st));
+		break;
+	case 1:
+		fd = open(path(w->m, "file"), O_RDONLY);
+		count(w, fd);
+		if (fd >= 0) {
+			count(w, read(fd, buf, sizeof(buf)));
+			count(w, close(fd));
+		}
+		break;
+	case 2:
+		/* the open that sends a compound */
+		fd = open(path(w->m, "file"), O_WRONLY | O_APPEND);
+		count(w, fd);
+		if (fd >= 0) {
+			count(w, write(fd, "0123456789abcdef", 16));
+			count(w, close(fd));
+		}
+		break;
+	case 3:
+		d = opendir(w->m->dir);
+		count(w, d ? 0 : -1);
+		if (d) {
+			errno = 0;
+			while (readdir(d))
+				;
+			count(w, errno ? -1 : 0);
+			count(w, closedir(d));
+		}
+		break;
+	default:
+		fd = open(path(w->m, "dir"), O_RDONLY | O_DIRECTORY);
+		count(w, fd);
+		if (fd >= 0) {
+			count(w, fstat(fd, &st));
+			count(w, close(fd));
+		}
+		break;
+	}
+}
+
+static void *worker_run(void *arg)
+{
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
+	struct worker *w = arg;
+	unsigned int i;
+
+	w->tid = syscall(SYS_gettid);
+	sigaction(SIGUSR1, &sa, NULL);
+	for (i = 0; i < OPS; i++) {
+		worker_op(w, w->seed + i * 7 + i / 5);
+		if (__atomic_add_fetch(&sh->ops_done, 1, __ATOMIC_RELEASE) == WARM_UP)
+			event('w');
+	}
+	__atomic_add_fetch(&sh->workers_done, 1, __ATOMIC_RELEASE);
+	event('d');
+	return NULL;
+}
+
+FIXTURE(stress) {
+	struct mnt m;
+	struct worker w[NR_WORKERS];
+	int events[2];		/* a byte per reply the server held */
+	unsigned int conn;	/* the fusectl connection number */
+};
+
+FIXTURE_VARIANT(stress) {
+	enum shake_kind shake;
+	int allowed[4];		/* the errnos a call may end with, but 0 */
+	int expected;		/* an errno that must be seen, or 0 */
+};
+
+/* nothing but the server's own shuffling: every call succeeds */
+FIXTURE_VARIANT_ADD(stress, shuffled_replies) {
+	.shake = SHAKE_NONE,
+};
+
+/* a held request's caller gets a signal: FUSE_INTERRUPT goes out */
+FIXTURE_VARIANT_ADD(stress, interrupts) {
+	.shake = SHAKE_SIGNAL,
+	.allowed = { EINTR },
+};
+
+/* fusectl's abort with requests held: in flight ECONNABORTED, after ENOTCONN */
+FIXTURE_VARIANT_ADD(stress, connection_aborted) {
+	.shake = SHAKE_ABORT,
+	.allowed = { ECONNABORTED, ENOTCONN },
+	.expected = ECONNABORTED,
+};
+
+/* the server is killed with requests held: as an abort */
+FIXTURE_VARIANT_ADD(stress, server_killed) {
+	.shake = SHAKE_KILL,
+	.allowed = { ECONNABORTED, ENOTCONN },
+	.expected = ECONNABORTED,
+};
+
+/*
+ * umount -l with requests held: they complete, and new lookups of the
+ * mount's names miss (the directory underneath is empty)
+ */
+FIXTURE_VARIANT_ADD(stress, lazy_umount) {
+	.shake = SHAKE_LAZY_UMOUNT,
+	.allowed = { ENOENT },
+	.expected = ENOENT,
+};
+
+FIXTURE_SETUP(stress)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, 0, 0);
+	pthread_mutexattr_t attr;
+	struct stat st;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_EQ(0, pipe2(self->events, O_CLOEXEC));
+	/* the server may be gone when the test wakes it */
+	signal(SIGPIPE, SIG_IGN);
+	sh->event_fd = self->events[1];
+	fcntl(self->events[1], F_SETFL, O_NONBLOCK);
+	fcntl(self->events[1], F_SETPIPE_SZ, 1 << 20);
+	ASSERT_EQ(0, pthread_mutexattr_init(&attr));
+	ASSERT_EQ(0, pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED));
+	ASSERT_EQ(0, pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST));
+	ASSERT_EQ(0, pthread_mutex_init(&sh->lock, &attr));
+	sh->rng = 0x5eed;
+	cfg.edit_reply = hold_reply;
+	cfg.idle = write_held;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+	ASSERT_EQ(0, stat(self->m.dir, &st));
+	self->conn = minor(st.st_dev);
+}
+
+FIXTURE_TEARDOWN(stress)
+{
+	struct timespec now;
+	FILE *f;
+
+	__atomic_store_n(&sh->hold, 0, __ATOMIC_RELEASE);
+	mnt_stop(&self->m);
+	/* when FUSE's objects of this run were last allocated, for leaks */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	f = fopen(LEAK_MARK, "w");
+	if (f) {
+		fprintf(f, "%lld\n", (long long)now.tv_sec);
+		fclose(f);
+	}
+}
+
+/*
+ * Whether the caller of a request of @opcode waits for its reply in the
+ * request (and can be interrupted there): not a release, which goes in
+ * the background, nor a READ, which readahead may send without waiting
+ */
+static bool caller_waits(uint32_t opcode)
+{
+	return opcode != FUSE_RELEASE && opcode != FUSE_RELEASEDIR &&
+	       opcode != FUSE_READ && opcode != FUSE_INIT;
+}
+
+/*
+ * Wait until a worker waits on a held request (hold is set); the worker
+ * and the request's unique, or NULL if all workers are done
+ */
+static struct worker *held_worker(FIXTURE_DATA(stress) *self, uint64_t *unique)
+{
+	struct worker *w = NULL;
+	unsigned int i, j;
+	char c;
+
+	for (;;) {
+		lock_queue();
+		for (i = 0; i < sh->nheld && !w; i++)
+			for (j = 0; j < NR_WORKERS && !w; j++)
+				if (sh->held_pid[i] == self->w[j].tid &&
+				    caller_waits(sh->held_opcode[i])) {
+					w = &self->w[j];
+					*unique = sh->held_unique[i];
+				}
+		unlock_queue();
+		if (w)
+			return w;
+		if (__atomic_load_n(&sh->workers_done, __ATOMIC_ACQUIRE) == NR_WORKERS)
+			return NULL;
+		/* the next reply held, flush, or worker done */
+		if (read(self->events[0], &c, 1) != 1)
+			return NULL;
+	}
+}
+
+/* From now on, the server holds its replies, those it is writing excepted */
+static void hold(void)
+{
+	lock_queue();
+	__atomic_store_n(&sh->hold, 1, __ATOMIC_RELEASE);
+	unlock_queue();
+}
+
+/*
+ * Let the server write what it holds and, when @wait, wait until it has
+ * (not after a fatal disturbance: the server may be going); false if the
+ * server is gone
+ */
+static bool release(FIXTURE_DATA(stress) *self, bool wait)
+{
+	unsigned int flushes = __atomic_load_n(&sh->flushes, __ATOMIC_ACQUIRE);
+	char c;
+
+	__atomic_store_n(&sh->hold, 0, __ATOMIC_RELEASE);
+	if (!self->m.server || write(self->m.control, "g", 1) != 1)
+		return false;
+	while (wait && __atomic_load_n(&sh->flushes, __ATOMIC_ACQUIRE) == flushes)
+		if (read(self->events[0], &c, 1) != 1)
+			return false;
+	return true;
+}
+
+static void shake(struct __test_metadata *_metadata, FIXTURE_DATA(stress) *self,
+		  enum shake_kind kind, struct worker *w, uint64_t unique)
+{
+	char name[64];
+	int fd;
+
+	switch (kind) {
+	case SHAKE_SIGNAL: {
+		unsigned int from = nreq(&self->m), i;
+
+		ASSERT_EQ(0, pthread_kill(w->thread, SIGUSR1));
+		/* the kernel asks the server to interrupt that request */
+		for (;;) {
+			for (i = from; i < nreq(&self->m); i++)
+				if (self->m.log->rec[i].opcode == FUSE_INTERRUPT &&
+				    self->m.log->rec[i].arg == unique)
+					return;
+			ASSERT_TRUE(next_event(&self->m));
+		}
+	}
+	case SHAKE_ABORT:
+		snprintf(name, sizeof(name), "/sys/fs/fuse/connections/%u/abort",
+			 self->conn);
+		fd = open(name, O_WRONLY);
+		ASSERT_LE(0, fd) TH_LOG("%s: %s", name, strerror(errno));
+		ASSERT_EQ(1, write(fd, "1", 1));
+		close(fd);
+		break;
+	case SHAKE_KILL:
+		ASSERT_EQ(0, kill(self->m.server, SIGKILL));
+		ASSERT_EQ(self->m.server, waitpid(self->m.server, NULL, 0));
+		self->m.server = 0;
+		break;
+	case SHAKE_LAZY_UMOUNT:
+		ASSERT_EQ(0, umount2(self->m.dir, MNT_DETACH));
+		break;
+	default:
+		break;
+	}
+}
+
+TEST_F_TIMEOUT(stress, every_caller_returns_with_a_documented_errno, 240)
+{
+	unsigned int i, e, k, rounds = 0, calls = 0, failed = 0;
+	bool fatal = variant->shake >= SHAKE_ABORT;
+	struct worker *w;
+
+	for (i = 0; i < NR_WORKERS; i++) {
+		self->w[i].m = &self->m;
+		self->w[i].seed = i;
+	}
+	for (i = 0; i < NR_WORKERS; i++)
+		ASSERT_EQ(0, pthread_create(&self->w[i].thread, NULL, worker_run,
+					    &self->w[i]));
+	/* a third of the way in, the server starts holding its replies */
+	while (__atomic_load_n(&sh->ops_done, __ATOMIC_ACQUIRE) < WARM_UP) {
+		char c;
+
+		ASSERT_EQ(1, read(self->events[0], &c, 1));
+	}
+	while (variant->shake != SHAKE_NONE) {
+		uint64_t unique;
+
+		hold();
+		w = held_worker(self, &unique);
+		if (!w)
+			break;
+		shake(_metadata, self, variant->shake, w, unique);
+		rounds++;
+		/* after a fatal one, the server may be gone: nothing to wait for */
+		if (!release(self, !fatal) || fatal || rounds == ROUNDS)
+			break;
+	}
+	__atomic_store_n(&sh->hold, 0, __ATOMIC_RELEASE);
+	if (self->m.server)
+		write(self->m.control, "g", 1);
+	for (i = 0; i < NR_WORKERS; i++)
+		ASSERT_EQ(0, pthread_join(self->w[i].thread, NULL));
+
+	for (i = 0; i < NR_WORKERS; i++) {
+		calls += self->w[i].calls;
+		for (e = 0; e < MAX_ERRNO; e++) {
+			if (!self->w[i].errors[e])
+				continue;
+			failed += self->w[i].errors[e];
+			for (k = 0; k < 4 && variant->allowed[k] != e; k++)
+				;
+			EXPECT_LT(k, 4) TH_LOG("worker %u: %u calls failed with %s",
+					       i, self->w[i].errors[e], strerror(e));
+		}
+	}
+	TH_LOG("%u calls, %u failed, %u disturbances, at most %u compounds held at once",
+	       calls, failed, rounds, sh->max_compounds);
+	if (variant->shake != SHAKE_NONE)
+		EXPECT_EQ(fatal ? 1 : ROUNDS, rounds);
+	if (variant->expected) {
+		for (i = 0, k = 0; i < NR_WORKERS; i++)
+			k += self->w[i].errors[variant->expected];
+		EXPECT_LT(0, k) TH_LOG("no call ended with %s", strerror(variant->expected));
+	}
+	/* the mount works on when nothing fatal happened to it */
+	if (!fatal) {
+		struct stat st;
+
+		EXPECT_EQ(0, stat(path(&self->m, "file"), &st));
+		EXPECT_EQ(0, open_append_write(&self->m, "file"));
+	}
+}
+
+/* --- allocation failures inside FUSE --- */
+
+#define FAULT_DIR	"/sys/kernel/debug"
+#define FAULT_TIMES	1000000
+
+static int write_knob(const char *attr, const char *file, const char *value)
+{
+	char name[128];
+	int fd, ret;
+
+	snprintf(name, sizeof(name), FAULT_DIR "/%s/%s", attr, file);
+	fd = open(name, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, value, strlen(value)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static long read_knob(const char *attr, const char *file)
+{
+	char name[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(name, sizeof(name), FAULT_DIR "/%s/%s", attr, file);
+	f = fopen(name, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The addresses of fs/fuse's code: the run of text symbols named fuse_*
+ * around fuse_request_end (dev.c), apart from those of init and exit
+ * code, which sit elsewhere
+ */
+static bool fuse_text(unsigned long *start, unsigned long *end)
+{
+	static unsigned long a[8192];
+	unsigned long center = 0;
+	char line[256], type, name[200];
+	unsigned int n = 0, i, c;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && n < 8192 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %199s", &a[n], &type, name) != 3 ||
+		    (type != 't' && type != 'T') || strncmp(name, "fuse_", 5) ||
+		    !a[n])
+			continue;
+		if (!strcmp(name, "fuse_request_end"))
+			center = a[n];
+		n++;
+	}
+	if (f)
+		fclose(f);
+	if (!center)
+		return false;
+	qsort(a, n, sizeof(a[0]), cmp_ulong);
+	for (c = 0; a[c] != center; c++)
+		;
+	for (i = c; i > 0 && a[i] - a[i - 1] < (64 << 10); i--)
+		;
+	*start = a[i];
+	for (i = c; i + 1 < n && a[i + 1] - a[i] < (64 << 10); i++)
+		;
+	*end = a[i] + 4096;	/* the last function's body */
+	return true;
+}
+
+static void setup_faults(struct __test_metadata *_metadata, const char *attr,
+			 unsigned long start, unsigned long end)
+{
+	char v[32];
+
+	ASSERT_EQ(0, write_knob(attr, "task-filter", "Y"));
+	ASSERT_EQ(0, write_knob(attr, "ignore-gfp-wait", "N"));
+	ASSERT_EQ(0, write_knob(attr, "verbose", "0"));
+	ASSERT_EQ(0, write_knob(attr, "interval", "1"));
+	ASSERT_EQ(0, write_knob(attr, "probability", "20"));
+	snprintf(v, sizeof(v), "%d", FAULT_TIMES);
+	ASSERT_EQ(0, write_knob(attr, "times", v));
+	ASSERT_EQ(0, write_knob(attr, "stacktrace-depth", "32"));
+	snprintf(v, sizeof(v), "%lu", start);
+	ASSERT_EQ(0, write_knob(attr, "require-start", v));
+	snprintf(v, sizeof(v), "%lu", end);
+	ASSERT_EQ(0, write_knob(attr, "require-end", v));
+}
+
+FIXTURE(faults) {
+	struct mnt m;
+	unsigned int *errors;	/* by errno, shared with the failing child */
+};
+
+FIXTURE_VARIANT(faults) {
+	enum srv_behaviour behaviour;
+};
+
+FIXTURE_VARIANT_ADD(faults, compound) {
+	.behaviour = SRV_COMPLIANT,
+};
+
+FIXTURE_VARIANT_ADD(faults, fallback) {
+	.behaviour = SRV_COMPOUND_ENOSYS,
+};
+
+FIXTURE_SETUP(faults)
+{
+	unsigned long start, end;
+
+	if (access(FAULT_DIR "/failslab", F_OK))
+		mount("debugfs", FAULT_DIR, "debugfs", 0, NULL);
+	if (access(FAULT_DIR "/failslab", F_OK))
+		SKIP(return, "kernel without failslab");
+	ASSERT_TRUE(fuse_text(&start, &end));
+	setup_faults(_metadata, "failslab", start, end);
+	setup_faults(_metadata, "fail_page_alloc", start, end);
+	self->errors = mmap(NULL, MAX_ERRNO * sizeof(unsigned int),
+			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->errors);
+	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(variant->behaviour, 0, 0)));
+}
+
+FIXTURE_TEARDOWN(faults)
+{
+	write_knob("failslab", "times", "0");
+	write_knob("fail_page_alloc", "times", "0");
+	mnt_stop(&self->m);
+}
+
+TEST_F_TIMEOUT(faults, allocation_failures_are_clean_errors, 240)
+{
+	struct worker w = { .m = &self->m };
+	unsigned int e, compounds, failed = 0;
+	long injected;
+	pid_t child;
+	int status, fd;
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		fd = open("/proc/self/make-it-fail", O_WRONLY);
+		if (fd < 0 || write(fd, "1", 1) != 1)
+			_exit(2);
+		close(fd);
+		for (e = 0; e < 40 * 5; e++)
+			worker_op(&w, e);
+		memcpy(self->errors, w.errors, sizeof(w.errors));
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	injected = 2L * FAULT_TIMES - read_knob("failslab", "times") -
+		   read_knob("fail_page_alloc", "times");
+	for (e = 0; e < MAX_ERRNO; e++) {
+		failed += self->errors[e];
+		if (self->errors[e] && e != ENOMEM)
+			TH_LOG("%u calls failed with %s", self->errors[e], strerror(e));
+		EXPECT_TRUE(!self->errors[e] || e == ENOMEM);
+	}
+	TH_LOG("%ld allocations failed in FUSE; %u calls failed", injected, failed);
+	EXPECT_LT(0, injected);
+
+	/* the injection is over: the mount works as before */
+	compounds = self->m.log->compounds;
+	EXPECT_EQ(0, open_append_write(&self->m, "file"));
+	if (variant->behaviour == SRV_COMPLIANT && expect_compound())
+		EXPECT_EQ(compounds + 1, self->m.log->compounds)
+			TH_LOG("an allocation failure turned compounds off");
+	EXPECT_EQ(0, open_close(&self->m, "file", O_RDONLY));
+}
+
+/* --- leaks --- */
+
+FIXTURE(leaks) {
+};
+
+FIXTURE_SETUP(leaks)
+{
+}
+
+FIXTURE_TEARDOWN(leaks)
+{
+}
+
+/*
+ * Runs last (the harness keeps the order of definition): every object
+ * FUSE allocated in the runs above and did not free is reported.
+ */
+TEST_F_TIMEOUT(leaks, no_object_allocated_through_fuse_is_leaked, 240)
+{
+	long long last = 0;
+	int leaks;
+	FILE *f;
+
+	if (fuse_leaks(NULL) == -ENOENT)
+		SKIP(return, "kernel without kmemleak");
+	f = fopen(LEAK_MARK, "r");
+	ASSERT_NE(NULL, f) TH_LOG("no stress run before the leak scan");
+	ASSERT_EQ(1, fscanf(f, "%lld", &last));
+	fclose(f);
+	wait_leak_age(last);
+	leaks = fuse_leaks(stderr);
+	ASSERT_LE(0, leaks) TH_LOG("kmemleak: %s", strerror(-leaks));
+	EXPECT_EQ(0, leaks);
+}
+
+TEST_HARNESS_MAIN
