@@ -408,14 +408,29 @@ static void workload_op(struct mnt *m, uint64_t *x)
  */
 #define STALL_SECONDS	60
 
+/* Read /proc/@pid/task/@tid/@file into @buf, NUL-terminated; its length */
+static ssize_t read_task_file(const char *pid, const char *tid, const char *file,
+			      char *buf, size_t size)
+{
+	char path[600];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/task/%s/%s", pid, tid, file);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, size - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n;
+}
+
 /* Print the kernel stack of every task that sleeps in FUSE (/proc/T/stack) */
 static void dump_fuse_stacks(void)
 {
 	char path[600], stack[4096], comm[64];
 	struct dirent *p, *t;
 	DIR *procs, *tasks;
-	ssize_t n;
-	int fd;
 
 	procs = opendir("/proc");
 	while (procs && (p = readdir(procs))) {
@@ -424,26 +439,14 @@ static void dump_fuse_stacks(void)
 		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
 		tasks = opendir(path);
 		while (tasks && (t = readdir(tasks))) {
-			if (t->d_name[0] == '.')
+			if (t->d_name[0] == '.' ||
+			    read_task_file(p->d_name, t->d_name, "stack", stack,
+					   sizeof(stack)) <= 0 ||
+			    !strstr(stack, "fuse"))
 				continue;
-			snprintf(path, sizeof(path), "/proc/%s/task/%s/stack",
-				 p->d_name, t->d_name);
-			fd = open(path, O_RDONLY);
-			n = fd < 0 ? -1 : read(fd, stack, sizeof(stack) - 1);
-			if (fd >= 0)
-				close(fd);
-			if (n <= 0)
-				continue;
-			stack[n] = 0;
-			if (!strstr(stack, "fuse"))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm",
-				 p->d_name, t->d_name);
-			fd = open(path, O_RDONLY);
-			n = fd < 0 ? -1 : read(fd, comm, sizeof(comm) - 1);
-			if (fd >= 0)
-				close(fd);
-			comm[n > 0 ? n - 1 : 0] = 0;
+			if (read_task_file(p->d_name, t->d_name, "comm", comm,
+					   sizeof(comm)) > 0)
+				comm[strcspn(comm, "\n")] = 0;
 			printf("fuzz: task %s (%s) sleeps in FUSE:\n%s",
 			       t->d_name, comm, stack);
 		}

@@ -44,8 +44,6 @@ struct srv {
 	int fd;
 	unsigned char *in;
 	struct node nodes[MAX_NODES];	/* index = nodeid, 1 = root */
-	uint64_t stalled_unique;
-	bool interrupted;		/* its FUSE_INTERRUPT has come */
 };
 
 /* --- the tree --- */
@@ -736,13 +734,6 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 		return reply(s, rec, ih, ih->unique, -EOPNOTSUPP, NULL, 0);
 	case SRV_COMPOUND_EINVAL:
 		return reply(s, rec, ih, ih->unique, -EINVAL, NULL, 0);
-	case SRV_DIES_MID_COMPOUND:
-		/* the request is read: close /dev/fuse with it in flight */
-		exit(0);
-	case SRV_STALLS_ANSWERS_INTERRUPT:
-	case SRV_STALLS_IGNORES_INTERRUPT:
-		s->stalled_unique = ih->unique;
-		return;
 	default:
 		break;
 	}
@@ -764,8 +755,7 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 		if (sh->len < sizeof(*sh) || (const unsigned char *)sh + sh->len > end)
 			break;
 		log_request(s, sh, true, rin->dep_index, 0);
-		if (rin->dep_index != FUSE_COMPOUND_NO_DEP &&
-		    s->cfg->behaviour != SRV_IGNORES_DEP) {
+		if (rin->dep_index != FUSE_COMPOUND_NO_DEP) {
 			if (rin->dep_index >= i)
 				err = -EINVAL;
 			else if (errors[rin->dep_index])
@@ -818,16 +808,6 @@ static int do_init(struct srv *s, const struct fuse_in_header *ih)
 	return in->major == FUSE_KERNEL_VERSION ? 0 : -EPROTO;
 }
 
-/* Fail the stalled compound whose FUSE_INTERRUPT came, as a server does */
-static void answer_interrupted(struct srv *s)
-{
-	if (!s->stalled_unique || !s->interrupted)
-		return;
-	reply(s, NULL, NULL, s->stalled_unique, -EINTR, NULL, 0);
-	s->stalled_unique = 0;
-	s->interrupted = false;
-}
-
 static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 {
 	static unsigned char out[BUF_SIZE];
@@ -854,17 +834,8 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 	switch (ih->opcode) {
 	case FUSE_COMPOUND:
 		return do_compound(s, rec, ih, len);
-	case FUSE_INTERRUPT: {
-		const struct fuse_interrupt_in *in = (const void *)(ih + 1);
-
-		if (s->stalled_unique && in->unique == s->stalled_unique &&
-		    s->cfg->behaviour == SRV_STALLS_ANSWERS_INTERRUPT) {
-			s->interrupted = true;
-			if (s->cfg->control_fd < 0)
-				answer_interrupted(s);
-		}
-		return;
-	}
+	case FUSE_INTERRUPT:
+		return;		/* logged: a test's edit_reply may act on it */
 	case FUSE_DESTROY:
 		reply(s, rec, ih, ih->unique, 0, NULL, 0);
 		return;
@@ -936,9 +907,10 @@ int srv_run_fd(const struct srv_config *cfg, int fd)
 
 			if (poll(p, 2, -1) < 0 && errno != EINTR)
 				return 1;
+			/* a byte wakes the loop (and the idle hook) */
 			if ((p[1].revents & POLLIN) && read(control, &c, 1) == 1)
-				answer_interrupted(&s);
-			else if (p[1].revents)
+				continue;
+			if (p[1].revents)
 				control = -1;	/* the test is gone: stop listening */
 			if (!p[0].revents)
 				continue;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fusegate test servers: one protocol core speaking raw /dev/fuse, in a
- * mode (enum srv_behaviour: how it answers FUSE_COMPOUND, and how the
- * connection ends), and the test's hand in every reply (edit_reply): the
- * broken replies are written in the tests, beside their variants.
+ * mode (enum srv_behaviour: how it answers FUSE_COMPOUND), with the test's
+ * hand in every reply (edit_reply) and in the server's idle moments (idle):
+ * the broken replies, and the servers that die or stall, are written in
+ * the tests, beside their variants.
  *
  * The server logs every request it reads into memory shared with the test
  * (opcode, unique, nodeid, and for a compound each subrequest with its
@@ -91,11 +92,6 @@ enum srv_behaviour {
 	SRV_COMPOUND_ENOSYS,
 	SRV_COMPOUND_EOPNOTSUPP,
 	SRV_COMPOUND_EINVAL,
-	SRV_IGNORES_DEP,
-	/* the connection */
-	SRV_DIES_MID_COMPOUND,
-	SRV_STALLS_ANSWERS_INTERRUPT,
-	SRV_STALLS_IGNORES_INTERRUPT,
 	SRV_NR_BEHAVIOURS
 };
 
@@ -137,8 +133,8 @@ struct srv_config {
 	bool export_support;		/* FUSE_EXPORT_SUPPORT: "." and ".." */
 	struct srv_log *log;		/* shared with the test, may be NULL */
 	int notify_fd;			/* a byte per logged request, or -1 */
-	int control_fd;			/* a byte from the test: answer the
-					 * interrupted compound now; -1: at once */
+	int control_fd;			/* a byte from the test wakes the
+					 * server (its idle hook runs), or -1 */
 	/*
 	 * The test's hand in the exchange: called with each reply before it is
 	 * written, with the request it answers.  It

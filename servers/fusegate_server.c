@@ -23,10 +23,6 @@ static const char *const names[SRV_NR_BEHAVIOURS] = {
 	[SRV_COMPOUND_ENOSYS] = "compound-enosys",
 	[SRV_COMPOUND_EOPNOTSUPP] = "compound-eopnotsupp",
 	[SRV_COMPOUND_EINVAL] = "compound-einval",
-	[SRV_IGNORES_DEP] = "ignores-dep",
-	[SRV_DIES_MID_COMPOUND] = "dies-mid-compound",
-	[SRV_STALLS_ANSWERS_INTERRUPT] = "stalls-answers-interrupt",
-	[SRV_STALLS_IGNORES_INTERRUPT] = "stalls-ignores-interrupt",
 };
 
 static int behaviour_from_name(const char *name)

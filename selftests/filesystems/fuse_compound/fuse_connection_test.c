@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -28,7 +29,15 @@
 
 /* --- a server that dies with a compound in flight --- */
 
-SERVER_FIXTURE(dies, SRV_DIES_MID_COMPOUND, LONG, LONG)
+/* The compound is read and served: close /dev/fuse instead of answering */
+static void die_on_compound(const struct srv_config *cfg,
+			    const struct fuse_in_header *req, struct srv_reply *r)
+{
+	if (req->opcode == FUSE_COMPOUND)
+		_exit(0);
+}
+
+SERVER_FIXTURE_CFG(dies, SRV_COMPLIANT, LONG, LONG, cfg.edit_reply = die_on_compound)
 
 TEST_F(dies, call_in_flight_gets_econnaborted_later_calls_enotconn)
 {
@@ -53,30 +62,67 @@ TEST_F(dies, call_in_flight_gets_econnaborted_later_calls_enotconn)
 
 /* --- a server that never answers the compound --- */
 
+/* Shared with the server: the compound it holds, and the test's word */
+struct stall {
+	uint64_t unique;	/* the compound held back, or 0 */
+	int answer;		/* the test says: fail it with EINTR now */
+};
+
+static struct stall *stall;
+
+static void stall_compound(const struct srv_config *cfg,
+			   const struct fuse_in_header *req, struct srv_reply *r)
+{
+	if (req->opcode != FUSE_COMPOUND)
+		return;
+	stall->unique = req->unique;
+	r->drop = true;
+}
+
+/* Woken by the test after the FUSE_INTERRUPT: fail the compound, as a server does */
+static void answer_when_told(const struct srv_config *cfg, int fd)
+{
+	struct fuse_out_header oh = { .len = sizeof(oh), .error = -EINTR };
+
+	if (!__atomic_load_n(&stall->answer, __ATOMIC_ACQUIRE) || !stall->unique)
+		return;
+	oh.unique = stall->unique;
+	stall->unique = 0;
+	if (write(fd, &oh, sizeof(oh)) != sizeof(oh))
+		perror("stall: answer");
+}
+
 FIXTURE(stalled) {
 	struct mnt m;
 };
 
 FIXTURE_VARIANT(stalled) {
-	enum srv_behaviour behaviour;
+	bool answers;		/* the server answers the FUSE_INTERRUPT */
 	int expected_errno;
 };
 
 /* the server answers the FUSE_INTERRUPT by failing the compound */
 FIXTURE_VARIANT_ADD(stalled, interrupt_answered) {
-	.behaviour = SRV_STALLS_ANSWERS_INTERRUPT,
+	.answers = true,
 	.expected_errno = EINTR,
 };
 
 /* the server ignores it: only an abort ends the call */
 FIXTURE_VARIANT_ADD(stalled, aborted) {
-	.behaviour = SRV_STALLS_IGNORES_INTERRUPT,
+	.answers = false,
 	.expected_errno = ECONNABORTED,
 };
 
 FIXTURE_SETUP(stalled)
 {
-	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(variant->behaviour, LONG, LONG)));
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	stall = mmap(NULL, sizeof(*stall), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stall);
+	cfg.edit_reply = stall_compound;
+	cfg.idle = answer_when_told;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
 }
 
 FIXTURE_TEARDOWN(stalled)
@@ -133,8 +179,9 @@ TEST_F(stalled, signal_sends_interrupt_naming_the_outer_unique)
 
 	/* the interrupt is queued, nothing answered: the client is blocked */
 	ASSERT_EQ(0, waitpid(client, &status, WNOHANG));
-	if (variant->behaviour == SRV_STALLS_ANSWERS_INTERRUPT) {
+	if (variant->answers) {
 		/* now the server fails the compound */
+		__atomic_store_n(&stall->answer, 1, __ATOMIC_RELEASE);
 		ASSERT_EQ(1, write(self->m.control, "a", 1));
 	} else {
 		/* no answer will come: only an abort ends the call */

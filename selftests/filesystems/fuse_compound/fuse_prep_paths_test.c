@@ -221,22 +221,7 @@ TEST_F(statx, directories_keep_their_type_and_link_count)
  * inode was evicted is looked up as "." in its own nodeid, and a directory
  * is reconnected to its parent with a lookup of "..".
  */
-FIXTURE(export_support) {
-	struct mnt m;
-};
-
-FIXTURE_SETUP(export_support)
-{
-	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
-
-	cfg.export_support = true;
-	ASSERT_EQ(0, mnt_start(&self->m, cfg));
-}
-
-FIXTURE_TEARDOWN(export_support)
-{
-	mnt_stop(&self->m);
-}
+SERVER_FIXTURE_CFG(export_support, SRV_COMPLIANT, LONG, LONG, cfg.export_support = true)
 
 /* Evict every unused dentry and inode; true when the kernel did */
 static bool drop_caches(void)

@@ -1,28 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Many callers on one mount while the connection is shaken, allocation
- * failures injected into FUSE, and a leak scan after both.
+ * Many callers on one mount while the connection is shaken, and a leak
+ * scan after them.
  *
  * stress: NR_WORKERS threads open, stat, read, append and list one mount.
  * The server holds its replies back while requests keep coming and writes
  * them in a shuffled order with short service delays, so several requests
  * (compounds among them) are in flight at once and their answers cross.
  * A third of the way in, each variant disturbs the run at a defined state,
- * "a worker waits on a request the server holds", ROUNDS times: a signal to that worker (the kernel
- * sends FUSE_INTERRUPT), an abort through fusectl, the server killed, or
- * a lazy unmount.  Every caller must come back, with an errno the variant
+ * "a worker waits on a request the server holds", ROUNDS times: a signal
+ * to that worker (the kernel sends FUSE_INTERRUPT), an abort through
+ * fusectl, the server killed, or a lazy unmount.  Every caller must come back, with an errno the variant
  * documents.
  *
- * faults: failslab and fail_page_alloc, filtered to the test's task and to
- * stacks that pass through fs/fuse, during compounds and during their
- * fallback.  Every failure must come back as a clean error, and the mount
- * must work as before once the injection stops.
- *
- * leaks: a kmemleak scan after all of the above reports no object whose
- * allocation passed through FUSE.
+ * leaks: a kmemleak scan after the runs reports no object whose allocation
+ * passed through FUSE.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -42,14 +36,13 @@
 #include "../../kselftest_harness.h"
 
 #include "fuse_test.h"
+#include "fuse_workload.h"
 
 #define NR_WORKERS	8
 #define OPS		150	/* per worker */
 #define ROUNDS		8	/* disturbances per run (one for the fatal ones) */
 #define WARM_UP		(NR_WORKERS * OPS / 3)	/* operations before the first */
 #define MAX_HELD	64
-#define MAX_ERRNO	256
-#define LEAK_MARK	"/tmp/fuse_stress.last"
 
 /* --- the server's side: replies held back and written shuffled --- */
 
@@ -168,70 +161,11 @@ struct worker {
 	pid_t tid;
 	struct mnt *m;
 	unsigned int seed;
-	unsigned int errors[MAX_ERRNO];	/* calls that failed, by errno */
-	unsigned int calls;
+	struct calls c;
 };
 
 static void on_signal(int sig)
 {
-}
-
-/* One call's outcome: 0, or errno */
-static void count(struct worker *w, long ret)
-{
-	w->calls++;
-	if (ret < 0)
-		w->errors[errno < MAX_ERRNO ? errno : 0]++;
-}
-
-static void worker_op(struct worker *w, unsigned int op)
-{
-	char buf[4096];
-	struct stat st;
-	DIR *d;
-	int fd;
-
-	switch (op % 5) {
-	case 0:
-		count(w, stat(path(w->m, "file"), &st));
-		break;
-	case 1:
-		fd = open(path(w->m, "file"), O_RDONLY);
-		count(w, fd);
-		if (fd >= 0) {
-			count(w, read(fd, buf, sizeof(buf)));
-			count(w, close(fd));
-		}
-		break;
-	case 2:
-		/* the open that sends a compound */
-		fd = open(path(w->m, "file"), O_WRONLY | O_APPEND);
-		count(w, fd);
-		if (fd >= 0) {
-			count(w, write(fd, "0123456789abcdef", 16));
-			count(w, close(fd));
-		}
-		break;
-	case 3:
-		d = opendir(w->m->dir);
-		count(w, d ? 0 : -1);
-		if (d) {
-			errno = 0;
-			while (readdir(d))
-				;
-			count(w, errno ? -1 : 0);
-			count(w, closedir(d));
-		}
-		break;
-	default:
-		fd = open(path(w->m, "dir"), O_RDONLY | O_DIRECTORY);
-		count(w, fd);
-		if (fd >= 0) {
-			count(w, fstat(fd, &st));
-			count(w, close(fd));
-		}
-		break;
-	}
 }
 
 static void *worker_run(void *arg)
@@ -243,7 +177,7 @@ static void *worker_run(void *arg)
 	w->tid = syscall(SYS_gettid);
 	sigaction(SIGUSR1, &sa, NULL);
 	for (i = 0; i < OPS; i++) {
-		worker_op(w, w->seed + i * 7 + i / 5);
+		workload_op(w->m, &w->c, w->seed + i * 7 + i / 5);
 		if (__atomic_add_fetch(&sh->ops_done, 1, __ATOMIC_RELEASE) == WARM_UP)
 			event('w');
 	}
@@ -329,18 +263,9 @@ FIXTURE_SETUP(stress)
 
 FIXTURE_TEARDOWN(stress)
 {
-	struct timespec now;
-	FILE *f;
-
 	__atomic_store_n(&sh->hold, 0, __ATOMIC_RELEASE);
 	mnt_stop(&self->m);
-	/* when FUSE's objects of this run were last allocated, for leaks */
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	f = fopen(LEAK_MARK, "w");
-	if (f) {
-		fprintf(f, "%lld\n", (long long)now.tv_sec);
-		fclose(f);
-	}
+	mark_fuse_activity();
 }
 
 /*
@@ -491,15 +416,15 @@ TEST_F_TIMEOUT(stress, every_caller_returns_with_a_documented_errno, 240)
 		ASSERT_EQ(0, pthread_join(self->w[i].thread, NULL));
 
 	for (i = 0; i < NR_WORKERS; i++) {
-		calls += self->w[i].calls;
+		calls += self->w[i].c.n;
 		for (e = 0; e < MAX_ERRNO; e++) {
-			if (!self->w[i].errors[e])
+			if (!self->w[i].c.errors[e])
 				continue;
-			failed += self->w[i].errors[e];
+			failed += self->w[i].c.errors[e];
 			for (k = 0; k < 4 && variant->allowed[k] != e; k++)
 				;
 			EXPECT_LT(k, 4) TH_LOG("worker %u: %u calls failed with %s",
-					       i, self->w[i].errors[e], strerror(e));
+					       i, self->w[i].c.errors[e], strerror(e));
 		}
 	}
 	TH_LOG("%u calls, %u failed, %u disturbances, at most %u compounds held at once",
@@ -508,7 +433,7 @@ TEST_F_TIMEOUT(stress, every_caller_returns_with_a_documented_errno, 240)
 		EXPECT_EQ(fatal ? 1 : ROUNDS, rounds);
 	if (variant->expected) {
 		for (i = 0, k = 0; i < NR_WORKERS; i++)
-			k += self->w[i].errors[variant->expected];
+			k += self->w[i].c.errors[variant->expected];
 		EXPECT_LT(0, k) TH_LOG("no call ended with %s", strerror(variant->expected));
 	}
 	/* the mount works on when nothing fatal happened to it */
@@ -520,222 +445,6 @@ TEST_F_TIMEOUT(stress, every_caller_returns_with_a_documented_errno, 240)
 	}
 }
 
-/* --- allocation failures inside FUSE --- */
-
-#define FAULT_DIR	"/sys/kernel/debug"
-#define FAULT_TIMES	1000000
-
-static int write_knob(const char *attr, const char *file, const char *value)
-{
-	char name[128];
-	int fd, ret;
-
-	snprintf(name, sizeof(name), FAULT_DIR "/%s/%s", attr, file);
-	fd = open(name, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, value, strlen(value)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static long read_knob(const char *attr, const char *file)
-{
-	char name[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(name, sizeof(name), FAULT_DIR "/%s/%s", attr, file);
-	f = fopen(name, "r");
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int cmp_ulong(const void *a, const void *b)
-{
-	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * The addresses of fs/fuse's code: the run of text symbols named fuse_*
- * around fuse_request_end (dev.c), apart from those of init and exit
- * code, which sit elsewhere
- */
-static bool fuse_text(unsigned long *start, unsigned long *end)
-{
-	static unsigned long a[8192];
-	unsigned long center = 0;
-	char line[256], type, name[200];
-	unsigned int n = 0, i, c;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	while (f && n < 8192 && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx %c %199s", &a[n], &type, name) != 3 ||
-		    (type != 't' && type != 'T') || strncmp(name, "fuse_", 5) ||
-		    !a[n])
-			continue;
-		if (!strcmp(name, "fuse_request_end"))
-			center = a[n];
-		n++;
-	}
-	if (f)
-		fclose(f);
-	if (!center)
-		return false;
-	qsort(a, n, sizeof(a[0]), cmp_ulong);
-	for (c = 0; a[c] != center; c++)
-		;
-	for (i = c; i > 0 && a[i] - a[i - 1] < (64 << 10); i--)
-		;
-	*start = a[i];
-	for (i = c; i + 1 < n && a[i + 1] - a[i] < (64 << 10); i++)
-		;
-	*end = a[i] + 4096;	/* the last function's body */
-	return true;
-}
-
-static void setup_faults(struct __test_metadata *_metadata, const char *attr,
-			 unsigned long start, unsigned long end)
-{
-	char v[32];
-
-	ASSERT_EQ(0, write_knob(attr, "task-filter", "Y"));
-	ASSERT_EQ(0, write_knob(attr, "ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, write_knob(attr, "verbose", "0"));
-	ASSERT_EQ(0, write_knob(attr, "interval", "1"));
-	ASSERT_EQ(0, write_knob(attr, "probability", "20"));
-	snprintf(v, sizeof(v), "%d", FAULT_TIMES);
-	ASSERT_EQ(0, write_knob(attr, "times", v));
-	ASSERT_EQ(0, write_knob(attr, "stacktrace-depth", "32"));
-	snprintf(v, sizeof(v), "%lu", start);
-	ASSERT_EQ(0, write_knob(attr, "require-start", v));
-	snprintf(v, sizeof(v), "%lu", end);
-	ASSERT_EQ(0, write_knob(attr, "require-end", v));
-}
-
-FIXTURE(faults) {
-	struct mnt m;
-	unsigned int *errors;	/* by errno, shared with the failing child */
-};
-
-FIXTURE_VARIANT(faults) {
-	enum srv_behaviour behaviour;
-};
-
-FIXTURE_VARIANT_ADD(faults, compound) {
-	.behaviour = SRV_COMPLIANT,
-};
-
-FIXTURE_VARIANT_ADD(faults, fallback) {
-	.behaviour = SRV_COMPOUND_ENOSYS,
-};
-
-FIXTURE_SETUP(faults)
-{
-	unsigned long start, end;
-
-	if (access(FAULT_DIR "/failslab", F_OK))
-		mount("debugfs", FAULT_DIR, "debugfs", 0, NULL);
-	if (access(FAULT_DIR "/failslab", F_OK))
-		SKIP(return, "kernel without failslab");
-	ASSERT_TRUE(fuse_text(&start, &end));
-	setup_faults(_metadata, "failslab", start, end);
-	setup_faults(_metadata, "fail_page_alloc", start, end);
-	self->errors = mmap(NULL, MAX_ERRNO * sizeof(unsigned int),
-			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->errors);
-	ASSERT_EQ(0, mnt_start(&self->m, srv_cfg(variant->behaviour, 0, 0)));
-}
-
-FIXTURE_TEARDOWN(faults)
-{
-	write_knob("failslab", "times", "0");
-	write_knob("fail_page_alloc", "times", "0");
-	mnt_stop(&self->m);
-}
-
-TEST_F_TIMEOUT(faults, allocation_failures_are_clean_errors, 240)
-{
-	struct worker w = { .m = &self->m };
-	unsigned int e, compounds, failed = 0;
-	long injected;
-	pid_t child;
-	int status, fd;
-
-	child = fork();
-	ASSERT_LE(0, child);
-	if (child == 0) {
-		fd = open("/proc/self/make-it-fail", O_WRONLY);
-		if (fd < 0 || write(fd, "1", 1) != 1)
-			_exit(2);
-		close(fd);
-		for (e = 0; e < 40 * 5; e++)
-			worker_op(&w, e);
-		memcpy(self->errors, w.errors, sizeof(w.errors));
-		_exit(0);
-	}
-	ASSERT_EQ(child, waitpid(child, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	injected = 2L * FAULT_TIMES - read_knob("failslab", "times") -
-		   read_knob("fail_page_alloc", "times");
-	for (e = 0; e < MAX_ERRNO; e++) {
-		failed += self->errors[e];
-		if (self->errors[e] && e != ENOMEM)
-			TH_LOG("%u calls failed with %s", self->errors[e], strerror(e));
-		EXPECT_TRUE(!self->errors[e] || e == ENOMEM);
-	}
-	TH_LOG("%ld allocations failed in FUSE; %u calls failed", injected, failed);
-	EXPECT_LT(0, injected);
-
-	/* the injection is over: the mount works as before */
-	compounds = self->m.log->compounds;
-	EXPECT_EQ(0, open_append_write(&self->m, "file"));
-	if (variant->behaviour == SRV_COMPLIANT && expect_compound())
-		EXPECT_EQ(compounds + 1, self->m.log->compounds)
-			TH_LOG("an allocation failure turned compounds off");
-	EXPECT_EQ(0, open_close(&self->m, "file", O_RDONLY));
-}
-
-/* --- leaks --- */
-
-FIXTURE(leaks) {
-};
-
-FIXTURE_SETUP(leaks)
-{
-}
-
-FIXTURE_TEARDOWN(leaks)
-{
-}
-
-/*
- * Runs last (the harness keeps the order of definition): every object
- * FUSE allocated in the runs above and did not free is reported.
- */
-TEST_F_TIMEOUT(leaks, no_object_allocated_through_fuse_is_leaked, 240)
-{
-	long long last = 0;
-	int leaks;
-	FILE *f;
-
-	if (fuse_leaks(NULL) == -ENOENT)
-		SKIP(return, "kernel without kmemleak");
-	f = fopen(LEAK_MARK, "r");
-	ASSERT_NE(NULL, f) TH_LOG("no stress run before the leak scan");
-	ASSERT_EQ(1, fscanf(f, "%lld", &last));
-	fclose(f);
-	wait_leak_age(last);
-	leaks = fuse_leaks(stderr);
-	ASSERT_LE(0, leaks) TH_LOG("kmemleak: %s", strerror(-leaks));
-	EXPECT_EQ(0, leaks);
-}
+FUSE_LEAKS_TEST()
 
 TEST_HARNESS_MAIN

@@ -349,21 +349,27 @@ static inline struct srv_config srv_cfg(enum srv_behaviour b, uint64_t entry,
 #define LONG 3600
 
 /*
- * A fixture whose server has one behaviour and fixed timeouts (seconds):
- * the mount is made before each test and undone after it.
+ * A fixture whose server has one behaviour and fixed timeouts (seconds),
+ * its config (cfg) then changed by the statement @tweak: the mount is made
+ * before each test and undone after it.
  */
-#define SERVER_FIXTURE(name, behaviour, entry, attr)			\
+#define SERVER_FIXTURE_CFG(name, behaviour, entry, attr, tweak)	\
 	FIXTURE(name) {							\
 		struct mnt m;						\
 	};								\
 	FIXTURE_SETUP(name)						\
 	{								\
-		ASSERT_EQ(0, mnt_start(&self->m,			\
-				       srv_cfg(behaviour, entry, attr))); \
+		struct srv_config cfg = srv_cfg(behaviour, entry, attr); \
+									\
+		tweak;							\
+		ASSERT_EQ(0, mnt_start(&self->m, cfg));			\
 	}								\
 	FIXTURE_TEARDOWN(name)						\
 	{								\
 		mnt_stop(&self->m);					\
 	}
+
+#define SERVER_FIXTURE(name, behaviour, entry, attr)			\
+	SERVER_FIXTURE_CFG(name, behaviour, entry, attr, (void)cfg)
 
 #endif
