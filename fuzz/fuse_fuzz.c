@@ -80,7 +80,12 @@ struct stats {
 	uint32_t last_opcode;		/* of the last reply, */
 	int32_t last_kind;		/* its mutation (-1: none), */
 	int32_t last_ret;		/* what its write returned */
+	pid_t server;			/* the server of the client's mount */
+	uint32_t phase;			/* the client's: see phase_name */
 };
+
+enum phase { IN_OP, UNMOUNTING, MOUNTING };
+static const char *const phase_name[] = { "in its operation", "unmounting", "mounting" };
 
 static struct stats *st;
 static uint64_t seed, target = 100000;
@@ -401,22 +406,22 @@ static void workload_op(struct mnt *m, uint64_t *x)
 
 /*
  * A process that watches the reply count: when it has not moved for
- * STALL_SECONDS, the kernel stacks of the tasks that sleep in FUSE are
- * printed, the kernel's blocked tasks go to the console (sysrq w), a line
+ * STALL_SECONDS, where the client and the server stand is printed (state,
+ * system call, kernel stack), the kernel's blocked tasks go to the console (sysrq w), a line
  * says where the run stopped, and the fuzzer is killed, so that the run
  * ends with the evidence instead of at the guest's time limit.
  */
 #define STALL_SECONDS	60
 
 /* Read /proc/@pid/task/@tid/@file into @buf, NUL-terminated; its length */
-static ssize_t read_task_file(const char *pid, const char *tid, const char *file,
+static ssize_t read_task_file(pid_t pid, const char *tid, const char *file,
 			      char *buf, size_t size)
 {
 	char path[600];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%s/task/%s/%s", pid, tid, file);
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/%s", pid, tid, file);
 	fd = open(path, O_RDONLY);
 	n = fd < 0 ? -1 : read(fd, buf, size - 1);
 	if (fd >= 0)
@@ -425,36 +430,33 @@ static ssize_t read_task_file(const char *pid, const char *tid, const char *file
 	return n;
 }
 
-/* Print the kernel stack of every task that sleeps in FUSE (/proc/T/stack) */
-static void dump_fuse_stacks(void)
+/*
+ * Where every thread of process @pid stands: its state (/proc stat), the
+ * system call it is in (/proc syscall) and its kernel stack
+ */
+static void dump_process(const char *who, pid_t pid)
 {
-	char path[600], stack[4096], comm[64];
-	struct dirent *p, *t;
-	DIR *procs, *tasks;
+	char path[64], stat[512], syscall[256], stack[4096];
+	struct dirent *t;
+	DIR *tasks;
 
-	procs = opendir("/proc");
-	while (procs && (p = readdir(procs))) {
-		if (p->d_name[0] < '0' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
-		tasks = opendir(path);
-		while (tasks && (t = readdir(tasks))) {
-			if (t->d_name[0] == '.' ||
-			    read_task_file(p->d_name, t->d_name, "stack", stack,
-					   sizeof(stack)) <= 0 ||
-			    !strstr(stack, "fuse"))
-				continue;
-			if (read_task_file(p->d_name, t->d_name, "comm", comm,
-					   sizeof(comm)) > 0)
-				comm[strcspn(comm, "\n")] = 0;
-			printf("fuzz: task %s (%s) sleeps in FUSE:\n%s",
-			       t->d_name, comm, stack);
-		}
-		if (tasks)
-			closedir(tasks);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	tasks = opendir(path);
+	if (!tasks) {
+		printf("fuzz: %s %d: gone\n", who, pid);
+		return;
 	}
-	if (procs)
-		closedir(procs);
+	while ((t = readdir(tasks))) {
+		if (t->d_name[0] == '.')
+			continue;
+		read_task_file(pid, t->d_name, "stat", stat, sizeof(stat));
+		read_task_file(pid, t->d_name, "syscall", syscall, sizeof(syscall));
+		read_task_file(pid, t->d_name, "stack", stack, sizeof(stack));
+		printf("fuzz: %s %d thread %s: stat %.60s; syscall %s%s",
+		       who, pid, t->d_name, strchr(stat, ')') ? strchr(stat, ')') + 2 : stat,
+		       syscall, stack);
+	}
+	closedir(tasks);
 }
 
 static pid_t start_watchdog(void)
@@ -476,11 +478,13 @@ static pid_t start_watchdog(void)
 		fd = open("/proc/sysrq-trigger", O_WRONLY);
 		if (fd >= 0 && write(fd, "w", 1) == 1)
 			close(fd);
-		dump_fuse_stacks();
+		dump_process("client", getppid());
+		dump_process("server", st->server);
 		printf("fuzz: stalled at reply %llu of seed %llu: no reply for %u s "
-		       "(client in case %u; last reply: opcode %u, mutation %d, write %d)\n",
+		       "(client %s, case %u; last reply: opcode %u, mutation %d, write %d)\n",
 		       (unsigned long long)now, (unsigned long long)seed, STALL_SECONDS,
-		       st->client_op, st->last_opcode, st->last_kind, st->last_ret);
+		       phase_name[st->phase], st->client_op, st->last_opcode,
+		       st->last_kind, st->last_ret);
 		fflush(stdout);
 		kill(getppid(), SIGKILL);
 		_exit(1);
@@ -519,6 +523,7 @@ static long run_one(void)
 		perror("fuse_fuzz: mount");
 		return -1;
 	}
+	st->server = m.server;
 	watchdog = start_watchdog();
 	x = seed;
 	while (__atomic_load_n(&st->replies, __ATOMIC_RELAXED) < target) {
@@ -531,11 +536,15 @@ static long run_one(void)
 		last = now;
 		if (stuck < STUCK_OPS && since_remount < REMOUNT_EVERY)
 			continue;
+		st->phase = UNMOUNTING;
 		mnt_stop(&m);
+		st->phase = MOUNTING;
 		if (start(&m, remounts + 1)) {
 			perror("fuse_fuzz: mount again");
 			return -1;
 		}
+		st->server = m.server;
+		st->phase = IN_OP;
 		remounts++;
 		stuck = 0;
 		since_remount = 0;
