@@ -13,12 +13,12 @@ usage() {
 Usage: $(basename "$0") [OPTIONS]
 
 Prepare the kernel tree (scripts/prepare-tree.sh), build the guest kernel
-the selftests use (KASAN, lockdep; the same build), boot it under QEMU and
-run fuzz/fuse_fuzz: a FUSE server that mutates its replies (plain and
-compound) deterministically from a seed while a client drives every path
-that asks for them.  The console is scanned for WARN/BUG/Oops/KASAN/
-lockdep reports; a splat is placed at the reply it followed, and the
-command that replays the run up to it is printed.
+the selftests use (KASAN, lockdep, kmemleak; the same build), boot it
+under QEMU and run fuzz/fuse_fuzz: a FUSE server that mutates its
+replies (plain and compound) deterministically from a seed while a client
+drives every path that asks for them.  The console is scanned for
+WARN/BUG/Oops/KASAN/lockdep reports; a splat is placed at the reply it
+followed, and the command that replays the run up to it is printed.
 
 Options:
   --replies N       stop after N replies (default: 1000000)

@@ -318,7 +318,13 @@ static void fuzz_reply(const struct srv_config *cfg,
 		r->drop = true;
 }
 
-/* --- the client: every path that asks for the replies above --- */
+/*
+ * --- the client: every path that asks for the replies above ---
+ *
+ * Its opens do not block: a broken LOOKUP may make "file" a FIFO (mode
+ * 4096 is one of the boundary values), and a FIFO's blocking open waits
+ * for a partner that never comes.
+ */
 
 static void workload_op(struct mnt *m, uint64_t *x)
 {
@@ -335,7 +341,7 @@ static void workload_op(struct mnt *m, uint64_t *x)
 		lstat(path(m, "link"), &sb);
 		break;
 	case 1:
-		fd = open(path(m, "file"), O_RDONLY);
+		fd = open(path(m, "file"), O_RDONLY | O_NONBLOCK);
 		if (fd >= 0) {
 			read(fd, buf, sizeof(buf));
 			pread(fd, buf, 100, 4096);
@@ -345,7 +351,7 @@ static void workload_op(struct mnt *m, uint64_t *x)
 	case 2:
 	case 12:
 	case 13:
-		fd = open(path(m, "file"), O_WRONLY | O_APPEND);
+		fd = open(path(m, "file"), O_WRONLY | O_APPEND | O_NONBLOCK);
 		if (fd >= 0) {
 			write(fd, "fuzz\n", 5);
 			close(fd);
@@ -378,7 +384,7 @@ static void workload_op(struct mnt *m, uint64_t *x)
 		break;
 	case 8:
 		snprintf(name, sizeof(name), "new%u", (unsigned int)pick(x, 4));
-		fd = open(path(m, name), O_CREAT | O_RDWR, 0644);
+		fd = open(path(m, name), O_CREAT | O_RDWR | O_NONBLOCK, 0644);
 		if (fd >= 0)
 			close(fd);
 		unlink(path(m, name));
@@ -389,7 +395,7 @@ static void workload_op(struct mnt *m, uint64_t *x)
 		rmdir(path(m, "sub"));
 		break;
 	case 10:
-		fd = open(path(m, "file"), O_RDWR | O_TRUNC);
+		fd = open(path(m, "file"), O_RDWR | O_TRUNC | O_NONBLOCK);
 		if (fd >= 0) {
 			write(fd, "hello\n", 6);
 			fsync(fd);
