@@ -98,6 +98,10 @@ def report(results, seed, rate, guest_exit):
         # the fuzzer never ran (no mount, a missing binary): nothing was judged
         print('INFRA ERROR: the fuzzer did not start (see fuzz.out and console.log)')
         return 3
+    if m and not splats and re.search(r'^fuzz: the leak scan failed', out, re.M):
+        # kmemleak was there and its scan did not run: leaks were not judged
+        print('INFRA ERROR: the leak scan failed (see fuzz.out)')
+        return 3
     return 0 if m and not splats and not leaks else 1
 
 

@@ -70,6 +70,13 @@ class FuzzReport(unittest.TestCase):
         self.assertEqual(0, rc)
         self.assertEqual(0, s['leaks'])
 
+    def test_a_leak_scan_that_failed_is_infra_not_a_pass(self):
+        rc, s = self.run_report('FUSEGATE-BOOT-OK\nfuzz: seed 7 reply 0\n',
+                                START + 'fuzz: the leak scan failed: Permission denied\n' +
+                                LAST[len(START):])
+        self.assertEqual(3, rc)
+        self.assertIsNone(s['leaks'])
+
     def test_a_fuzzer_that_never_started_is_infra_not_a_failure(self):
         rc, s = self.run_report('FUSEGATE-BOOT-OK\n', 'fuse_fuzz: mount: No such device\n')
         self.assertEqual(3, rc)
