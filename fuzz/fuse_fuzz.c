@@ -32,7 +32,7 @@
  *
  * INIT is never mutated: the connection is the fuzzer's workbench.  When
  * the kernel stops sending requests (the root went bad, the connection
- * was aborted), the mount is made anew, and also every 2000 replies; every
+ * was aborted), the mount is made anew, and also every 1000 replies; every
  * other mount negotiates writeback caching (the opens that send compounds
  * differ with it).
  * Every 1000 replies a "fuzz: seed S reply N" line goes to /dev/kmsg, so
@@ -62,7 +62,7 @@
 
 #include "fuse_test.h"
 
-#define REMOUNT_EVERY	2000	/* a fresh connection: compounds are tried again */
+#define REMOUNT_EVERY	1000	/* a fresh connection: compounds are tried again */
 #define MARK_EVERY	1000
 #define STUCK_OPS	200	/* client operations without a reply: remount */
 
@@ -88,7 +88,7 @@ enum phase { IN_OP, UNMOUNTING, MOUNTING };
 static const char *const phase_name[] = { "in its operation", "unmounting", "mounting" };
 
 static struct stats *st;
-static uint64_t seed, target = 100000;
+static uint64_t seed, first_seed, target = 100000;
 static unsigned int rate = 50;
 
 static uint64_t splitmix(uint64_t *x)
@@ -418,6 +418,50 @@ static void workload_op(struct mnt *m, uint64_t *x)
  * ends with the evidence instead of at the guest's time limit.
  */
 #define STALL_SECONDS	60
+#define PROGRESS_SECONDS 60
+
+/*
+ * The guest's memory, for a run that slows down or grows: free memory,
+ * slab, and the slab caches holding the most memory
+ */
+static void memory_report(const char *when)
+{
+	char line[512], name[64], top_name[6][64] = { { 0 } };
+	unsigned long active, size, kb, top_kb[6] = { 0 }, free_kb = 0, slab_kb = 0;
+	unsigned int i, j;
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "MemFree: %lu", &free_kb);
+		sscanf(line, "Slab: %lu", &slab_kb);
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/slabinfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lu %*u %lu", name, &active, &size) != 3)
+			continue;
+		kb = active * size / 1024;
+		for (i = 0; i < 6 && kb <= top_kb[i]; i++)
+			;
+		if (i == 6)
+			continue;
+		for (j = 5; j > i; j--) {
+			top_kb[j] = top_kb[j - 1];
+			strcpy(top_name[j], top_name[j - 1]);
+		}
+		top_kb[i] = kb;
+		strcpy(top_name[i], name);
+	}
+	if (f)
+		fclose(f);
+	printf("fuzz: memory %s: %lu kB free, %lu kB slab; most:", when, free_kb, slab_kb);
+	for (i = 0; i < 6 && top_kb[i]; i++)
+		printf(" %s %lu kB", top_name[i], top_kb[i]);
+	printf("\n");
+	fflush(stdout);
+}
 
 /* Read /proc/@pid/task/@tid/@file into @buf, NUL-terminated; its length */
 static ssize_t read_task_file(pid_t pid, const char *tid, const char *file,
@@ -469,7 +513,7 @@ static pid_t start_watchdog(void)
 {
 	pid_t pid = fork();
 	uint64_t seen = ~0ULL, now;
-	unsigned int still = 0;
+	unsigned int still = 0, ticks = 0;
 	int fd;
 
 	if (pid)
@@ -477,6 +521,14 @@ static pid_t start_watchdog(void)
 	for (;;) {
 		sleep(1);
 		now = __atomic_load_n(&st->replies, __ATOMIC_RELAXED);
+		/* the first fuzzer's watchdog shows the run's progress */
+		if (++ticks % PROGRESS_SECONDS == 0 && seed == first_seed) {
+			char when[64];
+
+			snprintf(when, sizeof(when), "after %u s, %llu replies of seed %llu",
+				 ticks, (unsigned long long)now, (unsigned long long)seed);
+			memory_report(when);
+		}
 		still = now == seen ? still + 1 : 0;
 		seen = now;
 		if (still < STALL_SECONDS)
@@ -506,6 +558,7 @@ static int start(struct mnt *m, uint64_t nth)
 	cfg.statx = true;
 	cfg.xattrs = true;
 	cfg.edit_reply = fuzz_reply;
+	cfg.unwatched = true;	/* the fuzzer counts for itself (struct stats) */
 	return mnt_start(m, cfg);
 }
 
@@ -597,7 +650,7 @@ int main(int argc, char **argv)
 		struct stats st;
 		long remounts;
 	} *all;
-	uint64_t first_seed, total, remounts = 0;
+	uint64_t total, remounts = 0;
 	struct stats sum = { 0 };
 	unsigned int jobs = 1, j, k;
 	struct timespec t0, t1;
@@ -632,6 +685,7 @@ int main(int argc, char **argv)
 	/* fuzzer j: seed S + j, its share of the replies */
 	first_seed = seed;
 	total = target;
+	memory_report("before");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (j = 0; j < jobs; j++) {
 		pid[j] = fork();
@@ -670,6 +724,7 @@ int main(int argc, char **argv)
 	for (k = 0; k < NKINDS; k++)
 		printf("fuzz: %-8s %llu\n", kind_name[k],
 		       (unsigned long long)sum.by_kind[k]);
+	memory_report("after");
 	leak_scan();
 	printf("fuzz: %llu replies, %llu compound, %llu mutated, %llu refused, %llu spliced, %llu remounts\n",
 	       (unsigned long long)sum.replies, (unsigned long long)sum.compounds,

@@ -131,6 +131,12 @@ struct srv_config {
 	bool statx;			/* answer FUSE_STATX; else ENOSYS */
 	bool xattrs;			/* answer [LIST|GET]XATTR; else ENOSYS */
 	bool export_support;		/* FUSE_EXPORT_SUPPORT: "." and ".." */
+	/*
+	 * No test reads this server's log or wakes it (the fuzzer): no log,
+	 * no event byte per request, no control fd to poll; three system
+	 * calls less per request.  mnt_start() honours it.
+	 */
+	bool unwatched;
 	struct srv_log *log;		/* shared with the test, may be NULL */
 	int notify_fd;			/* a byte per logged request, or -1 */
 	int control_fd;			/* a byte from the test wakes the

@@ -74,9 +74,9 @@ static inline int mnt_start(struct mnt *m, struct srv_config cfg)
 	if (fd < 0)
 		return fd;
 	cfg.mountpoint = m->dir;
-	cfg.log = m->log;
-	cfg.notify_fd = pipefd[1];
-	cfg.control_fd = ctl[0];
+	cfg.log = cfg.unwatched ? NULL : m->log;
+	cfg.notify_fd = cfg.unwatched ? -1 : pipefd[1];
+	cfg.control_fd = cfg.unwatched ? -1 : ctl[0];
 	m->server = fork();
 	if (m->server < 0)
 		return -errno;
