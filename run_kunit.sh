@@ -57,18 +57,12 @@ kvm=0
 results="$FUSEGATE_ROOT/results/kunit"
 
 while [ $# -gt 0 ]; do
-	take_tree_option "$@"
-	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
-	take_build_option "$@"
+	take_runner_option "$@"
 	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
 	case "$1" in
 	--filter_glob) [ $# -ge 2 ] || die_usage "--filter_glob needs a glob"
 		filter=$2; shift 2 ;;
 	--filter_glob=*) filter=${1#*=}; shift ;;
-	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"
-		timeout=$2; shift 2 ;;
-	--timeout=*) timeout=${1#*=}; shift ;;
-	--kvm) kvm=1; shift ;;
 	--tests) [ $# -ge 2 ] || die_usage "--tests needs 'series' or 'ours'"
 		which_tests=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
@@ -77,8 +71,7 @@ while [ $# -gt 0 ]; do
 		filter=$1; shift ;;
 	esac
 done
-[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive number: $jobs"
-[[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout must be a positive number: $timeout"
+check_runner_options
 case "$which_tests" in
 series|ours) ;;
 *) die_usage "--tests must be 'series' or 'ours': $which_tests" ;;

@@ -76,9 +76,7 @@ kvm=0
 results="$FUSEGATE_ROOT/results/selftests"
 
 while [ $# -gt 0 ]; do
-	take_tree_option "$@"
-	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
-	take_build_option "$@"
+	take_runner_option "$@"
 	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
 	case "$1" in
 	-f|--fixture|-t|--test|-v|--variant)
@@ -94,15 +92,11 @@ while [ $# -gt 0 ]; do
 		which_tests=$2; shift 2 ;;
 	--seed-build) [ $# -ge 2 ] || die_usage "--seed-build needs a directory"
 		seed_tree=$2; shift 2 ;;
-	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"; timeout=$2; shift 2 ;;
-	--timeout=*) timeout=${1#*=}; shift ;;
-	--kvm) kvm=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) die_usage "unknown argument: $1" ;;
 	esac
 done
-[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive number: $jobs"
-[[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout must be a positive number: $timeout"
+check_runner_options
 case "$which_tests" in
 series|ours) ;;
 *) die_usage "--tests must be 'series' or 'ours': $which_tests" ;;

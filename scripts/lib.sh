@@ -215,6 +215,28 @@ take_build_option() {
 	esac
 }
 
+# take_runner_option: what every guest runner takes: the tree's and the
+# build's options above, --timeout SECONDS (timeout) and --kvm (kvm=1).
+take_runner_option() {
+	take_tree_option "$@"
+	[ "$TAKEN" -eq 0 ] || return 0
+	take_build_option "$@"
+	[ "$TAKEN" -eq 0 ] || return 0
+	case "$1" in
+	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"
+		timeout=$2; TAKEN=2 ;;
+	--timeout=*) timeout=${1#*=}; TAKEN=1 ;;
+	--kvm) kvm=1; TAKEN=1 ;;
+	esac
+}
+
+# check_runner_options: --jobs and --timeout are positive numbers.
+check_runner_options() {
+	[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive number: $jobs"
+	[[ "$timeout" =~ ^[1-9][0-9]*$ ]] ||
+		die_usage "--timeout must be a positive number: $timeout"
+}
+
 # kunit_report_skipped DIR WHY: the results of a tree without our KUnit
 # suites: each suite of kunit/ reported SKIP, in DIR (kunit.ktap,
 # summary.json, junit.xml)
