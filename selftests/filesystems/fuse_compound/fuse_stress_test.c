@@ -7,11 +7,11 @@
  * The server holds its replies back while requests keep coming and writes
  * them in a shuffled order with short service delays, so several requests
  * (compounds among them) are in flight at once and their answers cross.
- * A third of the way in, each variant disturbs the run once, at a defined
- * state, "a worker waits on a request the server holds": an abort through
- * fusectl, the server killed, or a lazy unmount.  (FUSE_INTERRUPT has its
- * own test in fuse_connection.)  Every caller must come back, with an errno the variant
- * documents.
+ * A third of the way in, each variant disturbs the run at a defined state,
+ * "a worker waits on a request the server holds": a signal to that worker
+ * (the kernel must send FUSE_INTERRUPT naming the request; ROUNDS times),
+ * or once, an abort through fusectl, the server killed, or a lazy unmount.
+ * Every caller must come back, with an errno the variant documents.
  *
  * leaks: a kmemleak scan after the runs reports no object whose allocation
  * passed through FUSE.
@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@
 #define OPS		150	/* per worker */
 #define WARM_UP		(NR_WORKERS * OPS / 3)	/* operations before the first */
 #define MAX_HELD	64
+#define ROUNDS		8	/* signals in the interrupted variant */
 
 /* --- the server's side: replies held back and written shuffled --- */
 
@@ -61,6 +63,7 @@ struct shake {
 	int hold;			/* the test asks: write nothing yet */
 	unsigned int nheld;
 	pid_t held_pid[MAX_HELD];	/* the caller of each held request */
+	uint64_t held_unique[MAX_HELD];
 	uint32_t held_opcode[MAX_HELD];
 	unsigned int workers_done;
 	unsigned int ops_done;		/* by all workers */
@@ -68,7 +71,9 @@ struct shake {
 	unsigned int compounds_held;
 	uint64_t rng;
 	struct held q[MAX_HELD];
-	int event_fd;			/* a byte per reply held */
+	int event_fd;			/* a byte per reply held while the test
+					 * holds, per batch of replies written,
+					 * per stage of the workers */
 };
 
 static struct shake *sh;
@@ -118,7 +123,7 @@ static bool caller_waits(uint32_t opcode)
  */
 static void write_held(const struct srv_config *cfg, int fd)
 {
-	unsigned int i, n, may[MAX_HELD], last;
+	unsigned int i, n, may[MAX_HELD], last, written = 0;
 	bool hold;
 
 	lock_queue();
@@ -134,14 +139,18 @@ static void write_held(const struct srv_config *cfg, int fd)
 		usleep(next_rand() % 200);	/* models service time */
 		if (write(fd, sh->q[i].buf, sh->q[i].len) < 0 && errno != ENOENT)
 			break;			/* the connection is gone */
+		written++;
 		last = --sh->nheld;
 		sh->q[i] = sh->q[last];
 		sh->held_pid[i] = sh->held_pid[last];
+		sh->held_unique[i] = sh->held_unique[last];
 		sh->held_opcode[i] = sh->held_opcode[last];
 	}
 	if (!sh->nheld)
 		sh->compounds_held = 0;
 	unlock_queue();
+	if (written)
+		event('r');
 }
 
 static void hold_reply(const struct srv_config *cfg,
@@ -159,6 +168,7 @@ static void hold_reply(const struct srv_config *cfg,
 	((struct fuse_out_header *)sh->q[i].buf)->len = r->len;
 	sh->q[i].len = r->len;
 	sh->held_pid[i] = req->pid;
+	sh->held_unique[i] = req->unique;
 	sh->held_opcode[i] = req->opcode;
 	if (req->opcode == FUSE_COMPOUND && ++sh->compounds_held > sh->max_compounds)
 		sh->max_compounds = sh->compounds_held;
@@ -171,7 +181,7 @@ static void hold_reply(const struct srv_config *cfg,
 
 /* --- the callers --- */
 
-enum shake_kind { SHAKE_NONE, SHAKE_ABORT, SHAKE_KILL, SHAKE_LAZY_UMOUNT };
+enum shake_kind { SHAKE_NONE, SHAKE_SIGNAL, SHAKE_ABORT, SHAKE_KILL, SHAKE_LAZY_UMOUNT };
 
 struct worker {
 	pthread_t thread;
@@ -181,12 +191,19 @@ struct worker {
 	struct calls c;
 };
 
+static void on_signal(int sig)
+{
+}
+
 static void *worker_run(void *arg)
 {
+	/* no SA_RESTART: a call the signal ends returns EINTR */
+	struct sigaction sa = { .sa_handler = on_signal };
 	struct worker *w = arg;
 	unsigned int i;
 
 	w->tid = syscall(SYS_gettid);
+	sigaction(SIGUSR1, &sa, NULL);
 	for (i = 0; i < OPS; i++) {
 		workload_op(w->m, &w->c, w->seed + i * 7 + i / 5);
 		if (__atomic_add_fetch(&sh->ops_done, 1, __ATOMIC_RELEASE) == WARM_UP)
@@ -213,6 +230,16 @@ FIXTURE_VARIANT(stress) {
 /* nothing but the server's own shuffling: every call succeeds */
 FIXTURE_VARIANT_ADD(stress, shuffled_replies) {
 	.shake = SHAKE_NONE,
+};
+
+/*
+ * a worker waiting on a held request gets a signal: the kernel sends
+ * FUSE_INTERRUPT naming that request, which the server then answers as it
+ * would have (a call the signal ends before its request was read: EINTR)
+ */
+FIXTURE_VARIANT_ADD(stress, interrupted) {
+	.shake = SHAKE_SIGNAL,
+	.allowed = { EINTR },
 };
 
 /* fusectl's abort with requests held: in flight ECONNABORTED, after ENOTCONN */
@@ -273,30 +300,81 @@ FIXTURE_TEARDOWN(stress)
 	mark_fuse_activity();
 }
 
+/* Print a task's state, wait channel and kernel stack */
+static void dump_task(const char *who, pid_t pid, pid_t tid)
+{
+	static const char *const files[] = { "stat", "wchan", "stack" };
+	char name[96], buf[2048];
+	unsigned int k;
+	ssize_t n;
+	int fd;
+
+	for (k = 0; k < 3; k++) {
+		snprintf(name, sizeof(name), "/proc/%d/task/%d/%s", pid, tid, files[k]);
+		fd = open(name, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		fprintf(stderr, "# %s %d %s: %s\n", who, tid, files[k], buf);
+	}
+}
+
 /*
- * Wait until a worker waits on a held request (hold is set); the worker,
- * or NULL if all workers are done
+ * Wait for a byte on @fd; after STALL_REPORT seconds without one, print
+ * where everything stands (once) and wait on: the harness's time limit
+ * ends the test, and the report says why
  */
-static struct worker *held_worker(FIXTURE_DATA(stress) *self)
+#define STALL_REPORT	30
+static ssize_t wait_byte(FIXTURE_DATA(stress) *self, int fd, const char *what)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned int i;
+	char c;
+
+	if (poll(&p, 1, STALL_REPORT * 1000) == 0) {
+		fprintf(stderr, "# no progress for %d s while %s; hold %d, %u held:\n",
+			STALL_REPORT, what, sh->hold, sh->nheld);
+		for (i = 0; i < sh->nheld; i++)
+			fprintf(stderr, "#   pid %d unique %" PRIu64 " opcode %u\n",
+				sh->held_pid[i], sh->held_unique[i], sh->held_opcode[i]);
+		for (i = 0; i < NR_WORKERS; i++)
+			dump_task("worker", getpid(), self->w[i].tid);
+		if (self->m.server)
+			dump_task("server", self->m.server, self->m.server);
+	}
+	return read(fd, &c, 1);
+}
+
+/*
+ * Wait until a worker waits on a held request (hold is set); the worker
+ * and the request's unique (a compound's when one is held), or NULL if all
+ * workers are done
+ */
+static struct worker *held_worker(FIXTURE_DATA(stress) *self, uint64_t *unique)
 {
 	struct worker *w = NULL;
-	unsigned int i, j;
+	unsigned int i, j, any;
 	char c;
 
 	for (;;) {
 		lock_queue();
-		for (i = 0; i < sh->nheld && !w; i++)
-			for (j = 0; j < NR_WORKERS && !w; j++)
-				if (sh->held_pid[i] == self->w[j].tid &&
-				    caller_waits(sh->held_opcode[i]))
-					w = &self->w[j];
+		for (any = 0; any < 2 && !w; any++)
+			for (i = 0; i < sh->nheld && !w; i++)
+				for (j = 0; j < NR_WORKERS && !w; j++)
+					if (sh->held_pid[i] == self->w[j].tid &&
+					    caller_waits(sh->held_opcode[i]) &&
+					    (any || sh->held_opcode[i] == FUSE_COMPOUND)) {
+						w = &self->w[j];
+						*unique = sh->held_unique[i];
+					}
 		unlock_queue();
 		if (w)
 			return w;
 		if (__atomic_load_n(&sh->workers_done, __ATOMIC_ACQUIRE) == NR_WORKERS)
 			return NULL;
 		/* the next reply held, flush, or worker done */
-		if (read(self->events[0], &c, 1) != 1)
+		if (wait_byte(self, self->events[0], "looking for a held caller") != 1)
 			return NULL;
 	}
 }
@@ -317,13 +395,62 @@ static void release(FIXTURE_DATA(stress) *self)
 		perror("fuse_stress: wake the server");
 }
 
-static void shake(struct __test_metadata *_metadata, FIXTURE_DATA(stress) *self,
-		  enum shake_kind kind)
+/* Wait until the server has written the reply to @unique; false if it is gone */
+static bool wait_written(FIXTURE_DATA(stress) *self, uint64_t unique)
 {
+	bool held;
+	unsigned int i;
+	char c;
+
+	for (;;) {
+		lock_queue();
+		for (i = 0, held = false; i < sh->nheld; i++)
+			held |= sh->held_unique[i] == unique;
+		unlock_queue();
+		if (!held)
+			return true;
+		if (wait_byte(self, self->events[0], "waiting for a reply to be written") != 1)
+			return false;
+	}
+}
+
+/* The opcode of the request the server logged with @unique */
+static uint32_t opcode_of(struct mnt *m, uint64_t unique)
+{
+	unsigned int i;
+
+	for (i = 0; i < nreq(m); i++)
+		if (m->log->rec[i].unique == unique && !m->log->rec[i].sub)
+			return m->log->rec[i].opcode;
+	return 0;
+}
+
+static void shake(struct __test_metadata *_metadata, FIXTURE_DATA(stress) *self,
+		  enum shake_kind kind, struct worker *w, uint64_t unique)
+{
+	unsigned int i;
 	char name[64];
 	int fd;
 
 	switch (kind) {
+	case SHAKE_SIGNAL:
+		TH_LOG("a signal to worker %d, waiting on request %" PRIu64 " (opcode %u)",
+		       w->tid, unique, opcode_of(&self->m, unique));
+		ASSERT_EQ(0, pthread_kill(w->thread, SIGUSR1));
+		/*
+		 * The server reads FUSE_INTERRUPT naming the held request.  It
+		 * may be in the log already: the signal of an earlier round
+		 * stays pending while its system call goes on, and the kernel
+		 * interrupts the caller's next request as soon as it is read.
+		 */
+		for (;;) {
+			for (i = 0; i < nreq(&self->m); i++)
+				if (self->m.log->rec[i].opcode == FUSE_INTERRUPT &&
+				    self->m.log->rec[i].arg == unique)
+					return;
+			ASSERT_EQ(1, wait_byte(self, self->m.notify, "waiting for FUSE_INTERRUPT"))
+				TH_LOG("no FUSE_INTERRUPT for unique %" PRIu64, unique);
+		}
 	case SHAKE_ABORT:
 		snprintf(name, sizeof(name), "/sys/fs/fuse/connections/%u/abort",
 			 self->conn);
@@ -347,7 +474,9 @@ static void shake(struct __test_metadata *_metadata, FIXTURE_DATA(stress) *self,
 
 TEST_F_TIMEOUT(stress, every_caller_returns_with_a_documented_errno, 240)
 {
-	unsigned int i, e, k, shaken = 0, calls = 0, failed = 0;
+	unsigned int i, e, k, shaken = 0, rounds, calls = 0, failed = 0;
+	uint64_t unique = 0;
+	struct worker *w;
 
 	for (i = 0; i < NR_WORKERS; i++) {
 		self->w[i].m = &self->m;
@@ -362,13 +491,24 @@ TEST_F_TIMEOUT(stress, every_caller_returns_with_a_documented_errno, 240)
 
 		ASSERT_EQ(1, read(self->events[0], &c, 1));
 	}
-	if (variant->shake != SHAKE_NONE) {
+	/* a disturbance, or ROUNDS signals, each to a fresh held request */
+	rounds = variant->shake == SHAKE_SIGNAL ? ROUNDS : variant->shake != SHAKE_NONE;
+	for (; shaken < rounds; shaken++) {
 		hold();
-		if (held_worker(self)) {
-			shake(_metadata, self, variant->shake);
-			shaken = 1;
-		}
+		w = held_worker(self, &unique);
+		if (w)
+			shake(_metadata, self, variant->shake, w, unique);
 		release(self);
+		if (!w)
+			break;
+		/*
+		 * The interrupted request is answered before the next hold:
+		 * held again, it would keep its caller asleep (a FLUSH's
+		 * caller cannot even be killed), and with it every caller
+		 * that waits on its locks.
+		 */
+		if (variant->shake == SHAKE_SIGNAL)
+			ASSERT_TRUE(wait_written(self, unique));
 	}
 	for (i = 0; i < NR_WORKERS; i++)
 		ASSERT_EQ(0, pthread_join(self->w[i].thread, NULL));
@@ -387,7 +527,7 @@ TEST_F_TIMEOUT(stress, every_caller_returns_with_a_documented_errno, 240)
 	}
 	TH_LOG("%u calls, %u failed, %u disturbances, at most %u compounds held at once",
 	       calls, failed, shaken, sh->max_compounds);
-	EXPECT_EQ(variant->shake != SHAKE_NONE, shaken);
+	EXPECT_EQ(rounds, shaken);
 	if (variant->expected) {
 		for (i = 0, k = 0; i < NR_WORKERS; i++)
 			k += self->w[i].c.errors[variant->expected];
