@@ -2,21 +2,18 @@
 # The reply fuzzer: fuzz/fuse_fuzz.c in a QEMU guest booted on the
 # prepared tree, the console scanned for the kernel's splats.
 set -Eeuo pipefail
-# shellcheck source=scripts/lib.sh
-source "$(dirname "$0")/scripts/lib.sh"
 # shellcheck source=scripts/guest.sh
 source "$(dirname "$0")/scripts/guest.sh"
-trap_unexpected_errors
 
 usage() {
 	cat <<EOF
 Usage: $(basename "$0") [OPTIONS]
 
-Prepare the kernel tree (scripts/prepare-tree.sh), build the guest kernel
-the selftests use (KASAN, lockdep, kmemleak; the same build), boot it
-under QEMU and run fuzz/fuse_fuzz: a FUSE server that mutates its
+Run fuzz/fuse_fuzz in a QEMU guest: a FUSE server that mutates its
 replies (plain and compound) deterministically from a seed while a client
-drives every path that asks for them.  The console is scanned for
+drives every path that asks for them.  The kernel is the one the
+selftests use (KASAN, lockdep, kmemleak; the same build), from the tree
+scripts/prepare-tree.sh prepares.  The console is scanned for
 WARN/BUG/Oops/KASAN/lockdep reports; a splat is placed at the reply it
 followed, and the command that replays the run up to it is printed.
 
@@ -49,21 +46,14 @@ infrastructure error (tree, build, no boot, the fuzzer never started).
 EOF
 }
 
-prep_args=()
-tree_name=
-prepared=
 replies=1000000
 seed=1
 rate=50
 procs=2
-jobs=$(nproc)
-timeout=1800
-kvm=0
-results="$FUSEGATE_ROOT/results/fuzz"
+runner_defaults 1800 fuzz
 
 while [ $# -gt 0 ]; do
-	take_runner_option "$@"
-	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
+	take_runner_option "$@" && { shift "$TAKEN"; continue; }
 	case "$1" in
 	--replies|--seed|--rate|--procs|--replay)
 		[ $# -ge 2 ] || die_usage "$1 needs a value"
@@ -92,16 +82,9 @@ GUEST_BUILD_DIR=build-guest
 SELFTEST_DIR=tools/testing/selftests/filesystems/fuse_compound
 
 main() {
-	local t0 rc=0 stage kunit=0
-	mkdir -p "$results" || die_usage "cannot create $results"
-	results=$(cd "$results" && pwd)
-	rm -rf "${results:?}"/*
-	INFRA_SUMMARY="$results/summary.json"
-
+	local t0 t_prep rc=0 stage kunit=0
+	runner_start
 	t0=$(now)
-	acquire_tree
-	export_build_env
-	cd "$tree"
 	# the kernel the gate builds for this tree: one build for both
 	! tree_has_kunit_hook || kunit=1
 	stage="$GUEST_BUILD_DIR/fuzz"
@@ -118,7 +101,7 @@ main() {
 	printf 'FUSEGATE_GUEST_CMD="/tests/fuse_fuzz --seed %s --replies %s --rate %s --procs %s"\n' \
 		"$seed" "$replies" "$rate" "$procs" > "$stage/root/etc/fusegate.env"
 	guest_initramfs "$stage/root" "$stage/initramfs.cpio"
-	log "prepared and built in $(( $(now) - t0 ))s; fuzzing: seed $seed, $replies replies, $procs fuzzer(s)"
+	log "prepared in ${t_prep}s, built in $(( $(now) - t0 ))s; fuzzing: seed $seed, $replies replies, $procs fuzzer(s)"
 
 	t0=$(now)
 	GUEST_KVM=$kvm

@@ -3,7 +3,6 @@
 set -Eeuo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/scripts/lib.sh"
-trap_unexpected_errors
 
 usage() {
 	cat <<EOF
@@ -46,25 +45,17 @@ splat, 2 usage error, 3 infrastructure error (tree, build, boot, no KTAP).
 EOF
 }
 
-prep_args=()
-tree_name=
-prepared=
-which_tests=series
+runner_defaults 300 kunit
 filter=
-jobs=$(nproc)
-timeout=300
-kvm=0
-results="$FUSEGATE_ROOT/results/kunit"
+which_tests=series
 
 while [ $# -gt 0 ]; do
-	take_runner_option "$@"
-	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
+	take_runner_option "$@" && { shift "$TAKEN"; continue; }
+	take_tests_option "$@" && { shift "$TAKEN"; continue; }
 	case "$1" in
 	--filter_glob) [ $# -ge 2 ] || die_usage "--filter_glob needs a glob"
 		filter=$2; shift 2 ;;
 	--filter_glob=*) filter=${1#*=}; shift ;;
-	--tests) [ $# -ge 2 ] || die_usage "--tests needs 'series' or 'ours'"
-		which_tests=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die_usage "unknown option: $1" ;;
 	*) [ -z "$filter" ] || die_usage "only one FILTER_GLOB"
@@ -72,10 +63,6 @@ while [ $# -gt 0 ]; do
 	esac
 done
 check_runner_options
-case "$which_tests" in
-series|ours) ;;
-*) die_usage "--tests must be 'series' or 'ours': $which_tests" ;;
-esac
 
 KUNIT_BUILD_DIR=build-kunit
 
@@ -91,16 +78,7 @@ kunit_py() {
 
 main() {
 	local t0 t_prep t_build t_run rc qemu_args=()
-	t0=$(now)
-	mkdir -p "$results" || die_usage "cannot create $results"
-	results=$(cd "$results" && pwd)
-	rm -f "$results"/*
-	INFRA_SUMMARY="$results/summary.json"
-
-	acquire_tree
-	t_prep=$(( $(now) - t0 ))
-	export_build_env
-	cd "$tree"
+	runner_start
 
 	if [ "$which_tests" = ours ]; then
 		tree_has_kunit_hook ||

@@ -2,11 +2,8 @@
 # Run the FUSE selftests (and, with --with-kunit, the tree's KUnit suites)
 # in a QEMU guest booted on the prepared tree.
 set -Eeuo pipefail
-# shellcheck source=scripts/lib.sh
-source "$(dirname "$0")/scripts/lib.sh"
 # shellcheck source=scripts/guest.sh
 source "$(dirname "$0")/scripts/guest.sh"
-trap_unexpected_errors
 
 usage() {
 	cat <<EOF
@@ -62,22 +59,16 @@ no boot, no TAP, plan/count mismatch, guest time limit).
 EOF
 }
 
-prep_args=()
+runner_defaults 900 selftests
 test_args=()
 only=()
-tree_name=
-prepared=
 with_kunit=0
-which_tests=series
 seed_tree=
-jobs=$(nproc)
-timeout=900
-kvm=0
-results="$FUSEGATE_ROOT/results/selftests"
+which_tests=series
 
 while [ $# -gt 0 ]; do
-	take_runner_option "$@"
-	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
+	take_runner_option "$@" && { shift "$TAKEN"; continue; }
+	take_tests_option "$@" && { shift "$TAKEN"; continue; }
 	case "$1" in
 	-f|--fixture|-t|--test|-v|--variant)
 		[ $# -ge 2 ] || die_usage "$1 needs a name"
@@ -88,8 +79,6 @@ while [ $# -gt 0 ]; do
 		[ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$2.c" ] ||
 			die_usage "--only $2: no selftests/filesystems/fuse_compound/$2.c"
 		only+=("$2"); shift 2 ;;
-	--tests) [ $# -ge 2 ] || die_usage "--tests needs 'series' or 'ours'"
-		which_tests=$2; shift 2 ;;
 	--seed-build) [ $# -ge 2 ] || die_usage "--seed-build needs a directory"
 		seed_tree=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
@@ -97,10 +86,6 @@ while [ $# -gt 0 ]; do
 	esac
 done
 check_runner_options
-case "$which_tests" in
-series|ours) ;;
-*) die_usage "--tests must be 'series' or 'ours': $which_tests" ;;
-esac
 [ -z "$seed_tree" ] || [ -d "$seed_tree/.git" ] ||
 	die_usage "--seed-build $seed_tree is not a prepared tree"
 # the harness takes -f/-t/-v with one dash and a short name
@@ -181,16 +166,7 @@ kunit_results() {
 
 main() {
 	local t0 t_prep t_build t_run expect rc=0 stage booted=1 krc=0 src=0
-	t0=$(now)
-	mkdir -p "$results" || die_usage "cannot create $results"
-	results=$(cd "$results" && pwd)
-	rm -rf "${results:?}"/*
-	INFRA_SUMMARY="$results/summary.json"
-
-	acquire_tree
-	t_prep=$(( $(now) - t0 ))
-	export_build_env
-	cd "$tree"
+	runner_start
 	# a tree that declares FUSE_COMPOUND must send compounds
 	if grep -q 'FUSE_COMPOUND' include/uapi/linux/fuse.h; then
 		expect=1

@@ -4,7 +4,6 @@
 set -Eeuo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
-trap_unexpected_errors
 
 usage() {
 	cat <<EOF
@@ -38,8 +37,7 @@ build=1
 jobs=$(nproc)
 results="$FUSEGATE_ROOT/results/check"
 while [ $# -gt 0 ]; do
-	take_build_option "$@"
-	[ "$TAKEN" -eq 0 ] || { shift "$TAKEN"; continue; }
+	take_build_option "$@" && { shift "$TAKEN"; continue; }
 	case "$1" in
 	--series|--tree) [ $# -ge 2 ] || die_usage "$1 needs a value"
 		prep_args+=("$1" "$2"); shift 2 ;;

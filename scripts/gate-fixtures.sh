@@ -4,7 +4,6 @@
 set -Eeuo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
-trap_unexpected_errors
 
 usage() {
 	cat <<EOF

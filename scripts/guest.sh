@@ -2,8 +2,9 @@
 # The QEMU guest shared by run_selftests.sh and bench/run_bench.sh: build a
 # kernel from a config fragment with kunit.py, pack a busybox initramfs, boot
 # it under a hard time limit with the console and a second serial port
-# (the guest's results) written to files.  Source after scripts/lib.sh, from
-# inside the kernel tree.
+# (the guest's results) written to files.  Source it (it sources
+# scripts/lib.sh when that has not been), from inside the kernel tree.
+[ -n "${EXIT_INFRA:-}" ] || source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # guest_build_kernel BUILD_DIR CONFIG LOG JOBS
 # Configure and build with kunit.py's x86_64 QEMU base config plus CONFIG.

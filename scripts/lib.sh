@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Shared helpers of the fusegate scripts.  Source it; it defines functions
-# and the exit codes, and sets nothing else.
+# and the exit codes, and sets nothing else but, for a script that sourced
+# it under 'set -E', the ERR trap of trap_unexpected_errors.
 #
 # Exit codes, the same for every entry point:
 #   0  pass            every test passed
@@ -113,8 +114,8 @@ build_with_progress() {
 }
 
 # Any command that fails where the script did not expect it is an
-# infrastructure error that names itself, never a bare exit 1.  Call once,
-# after 'set -Eeuo pipefail'.
+# infrastructure error that names itself, never a bare exit 1.  Sourcing
+# this file under 'set -E' calls trap_unexpected_errors (see its end).
 on_unexpected_error() {
 	local rc=$1 line=$2 cmd=$3 where
 	trap - ERR
@@ -160,8 +161,10 @@ tree_lock_file() { printf '%s/trees/%s.lock\n' "$FUSEGATE_CACHE" "$1"; }
 lock_tree() { lock_path "$(tree_lock_file "$1")" "tree '$1'"; }
 
 # Option parsing shared by the entry points.  Each take_* function looks at
-# "$@", records what it knows in the caller's variables and sets TAKEN to
-# the number of words used (0: not one of its options).
+# "$@", records what it knows in the caller's variables, sets TAKEN to
+# the number of words used and succeeds; it fails (TAKEN=0) when the first
+# word is not one of its options.  A parser's loop begins:
+#   take_runner_option "$@" && { shift "$TAKEN"; continue; }
 #
 # take_tree_option: what a runner passes on to prepare-tree.sh (--series,
 # --tree, --range, --version, --name, --no-series, --baseline) goes to
@@ -183,6 +186,7 @@ take_tree_option() {
 	--no-series) prep_args+=("$1"); TAKEN=1 ;;
 	--baseline) prep_args+=("$1"); [ -n "${tree_name:-}" ] || tree_name=baseline; TAKEN=1 ;;
 	esac
+	[ "$TAKEN" -gt 0 ]
 }
 
 # acquire_tree: set $tree to the tree a runner works in, locked for the
@@ -213,21 +217,63 @@ take_build_option() {
 	--jobs=*) jobs=${1#*=}; TAKEN=1 ;;
 	--results=*) results=${1#*=}; TAKEN=1 ;;
 	esac
+	[ "$TAKEN" -gt 0 ]
 }
 
 # take_runner_option: what every guest runner takes: the tree's and the
 # build's options above, --timeout SECONDS (timeout) and --kvm (kvm=1).
 take_runner_option() {
-	take_tree_option "$@"
-	[ "$TAKEN" -eq 0 ] || return 0
-	take_build_option "$@"
-	[ "$TAKEN" -eq 0 ] || return 0
-	case "$1" in
+	take_tree_option "$@" || take_build_option "$@" || case "$1" in
 	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"
 		timeout=$2; TAKEN=2 ;;
 	--timeout=*) timeout=${1#*=}; TAKEN=1 ;;
 	--kvm) kvm=1; TAKEN=1 ;;
 	esac
+	[ "$TAKEN" -gt 0 ]
+}
+
+# take_tests_option: --tests series|ours (which_tests): the KUnit suites
+# the tree carries, or those of kunit/ copied in.
+take_tests_option() {
+	TAKEN=0
+	case "$1" in
+	--tests) [ $# -ge 2 ] || die_usage "--tests needs 'series' or 'ours'"
+		case "$2" in
+		series|ours) which_tests=$2; TAKEN=2 ;;
+		*) die_usage "--tests must be 'series' or 'ours': $2" ;;
+		esac ;;
+	esac
+	[ "$TAKEN" -gt 0 ]
+}
+
+# runner_defaults TIMEOUT RESULTS: what take_runner_option sets, before
+# it parses: no tree yet, all cores, TCG, a guest time limit of TIMEOUT
+# seconds, results in results/RESULTS.
+runner_defaults() {
+	prep_args=()
+	tree_name=
+	prepared=
+	jobs=$(nproc)
+	kvm=0
+	timeout=$1
+	results="$FUSEGATE_ROOT/results/$2"
+}
+
+# runner_start: what a runner's main does first: an empty results
+# directory (results becomes its absolute path) with INFRA_SUMMARY in it,
+# then the tree acquired (locked, prepared) and entered with the build
+# environment exported.  t_prep is the seconds that took.
+runner_start() {
+	local t0
+	t0=$(now)
+	mkdir -p "$results" || die_usage "cannot create $results"
+	results=$(cd "$results" && pwd)
+	rm -rf "${results:?}"/*
+	INFRA_SUMMARY="$results/summary.json"
+	acquire_tree
+	export_build_env
+	cd "$tree"
+	t_prep=$(( $(now) - t0 ))
 }
 
 # check_runner_options: --jobs and --timeout are positive numbers.
@@ -257,3 +303,7 @@ kunit_report_skipped() {
 	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$ktap" --title KUnit \
 		--suite kunit --json "$dir/summary.json" --junit "$dir/junit.xml"
 }
+
+# A script that runs under 'set -E' (errtrace) wants its unexpected failures
+# named: the entry points do; .ci/run and export-series.sh keep bash's own.
+[[ :$SHELLOPTS: != *:errtrace:* ]] || trap_unexpected_errors

@@ -3,11 +3,8 @@
 # built: for writing tests, and for mutants built elsewhere.  No tree is
 # prepared or locked, no kernel is built.
 set -Eeuo pipefail
-# shellcheck source=scripts/lib.sh
-source "$(dirname "$0")/lib.sh"
 # shellcheck source=scripts/guest.sh
 source "$(dirname "$0")/guest.sh"
-trap_unexpected_errors
 
 usage() {
 	cat <<EOF
