@@ -23,16 +23,8 @@
 
 /* --- the exchange kit: how a test breaks the replies its server sends --- */
 
-/* Shared by the test and its server: the test says, the server's edit does */
-struct shared {
-	const void *variant;
-	int phase;		/* 0: replies as the core built them */
-	unsigned int edits;	/* replies the server's edit changed */
-	uint64_t nodeid;	/* the server's edit learns it from LOOKUP */
-};
-
+/* sh->nodeid: the server's edit learns it from LOOKUP */
 #include "reply_edit.h"
-
 
 /* The write result of the first reply to @opcode since @from */
 static int reply_errno_since(struct mnt *m, unsigned int from, uint32_t opcode)

@@ -25,17 +25,9 @@
 
 /* --- the exchange kit: how a test breaks the replies its server sends --- */
 
-/* Shared by the test and its server: the test says, the server's edit does */
-struct shared {
-	const void *variant;
-	int phase;		/* 0: replies as the core built them */
-	unsigned int edits;	/* replies the server's edit changed */
-	uint64_t nodeid;	/* a nodeid the test learned (st_ino) */
-	uint64_t child;		/* another one, for notifications */
-};
-
+/* sh->nodeid: a nodeid the test learned (st_ino); child: another one */
+#define SHARED_EXTRA	uint64_t child;
 #include "reply_edit.h"
-
 
 /*
  * The edit (@f##_op on every operation a reply answers), setup and

@@ -34,15 +34,16 @@ struct backing_map { int32_t fd; uint32_t flags; uint64_t padding; };
 
 /* --- the exchange kit: how a test breaks the replies its server sends --- */
 
-/* Shared by the test and its server: the test says, the server's edit does */
-struct shared {
-	const void *variant;
-	unsigned int edits;	/* replies the server's edit changed */
-	uint32_t minor;		/* the minor the INIT reply gave */
-	uint32_t read_size, write_size;	/* the largest READ, WRITE asked */
-	int backing_errno;	/* of FUSE_DEV_IOC_BACKING_OPEN, or -1 */
-	char backing[64];	/* a regular file on tmpfs */
-};
+/*
+ * What the test and its server share beyond struct shared: the minor the
+ * INIT reply gave, the largest READ and WRITE asked, the errno of
+ * FUSE_DEV_IOC_BACKING_OPEN (or -1) and a regular file on tmpfs to back
+ */
+#define SHARED_EXTRA							\
+	uint32_t minor;							\
+	uint32_t read_size, write_size;					\
+	int backing_errno;						\
+	char backing[64];
 
 #include "reply_edit.h"
 

@@ -26,14 +26,7 @@
 
 /* --- the exchange kit: how a test breaks the replies its server sends --- */
 
-/* Shared by the test and its server: the test says, the server's edit does */
-struct shared {
-	const void *variant;
-	int phase;		/* 0: replies as the core built them */
-	unsigned int edits;	/* replies the server's edit changed */
-	uint64_t nodeid;	/* a nodeid the test learned (st_ino) */
-};
-
+/* sh->nodeid: a nodeid the test learned (st_ino) */
 #include "reply_edit.h"
 
 static void make_entry(struct fuse_entry_out *e, uint64_t nodeid,

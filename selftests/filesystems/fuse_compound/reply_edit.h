@@ -5,11 +5,22 @@
  * subrequest.  A test says in its struct shared (memory both processes
  * see) what its server's edit is to do, and the edit walks the reply.
  *
- * Include after fuse_test.h and after defining struct shared, whose first
- * member is 'const void *variant' and which counts the edits in 'edits'.
+ * Include after fuse_test.h.  A test that shares more with its server than
+ * struct shared below names its own members in SHARED_EXTRA first.
  */
 #ifndef FUSEGATE_REPLY_EDIT_H
 #define FUSEGATE_REPLY_EDIT_H
+
+/* Shared by the test and its server: the test says, the server's edit does */
+struct shared {
+	const void *variant;	/* the test's FIXTURE_VARIANT */
+	int phase;		/* 0: replies as the core built them */
+	unsigned int edits;	/* replies the server's edit changed */
+	uint64_t nodeid;	/* a nodeid the test or the edit learned */
+#ifdef SHARED_EXTRA
+	SHARED_EXTRA
+#endif
+};
 
 /* Both processes read and write struct shared */
 #define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
