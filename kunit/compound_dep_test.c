@@ -31,21 +31,38 @@ static void dep_none_sends_each_op_as_is(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->out[1].attr.attr.ino, 6ULL);
 }
 
-static void dep_backward_gets_nodeid_of_lookup(struct kunit *test)
+/* Send @producer of @name in the root and a GETATTR that depends on it */
+static struct fk_batch *send_with_dependent(struct kunit *test,
+					    struct fk_ctx *ctx, u32 producer,
+					    const char *name)
 {
-	static const struct fk_op d[] = {
-		{ FUSE_LOOKUP, 1, NO_DEP, "child" },
+	const struct fk_op d[] = {
+		{ producer, 1, NO_DEP, name },
 		{ FUSE_GETATTR, 0, 0 },
 	};
-	struct fk_ctx *ctx = fk_ctx_refusing(test, FK_UNKNOWN_OPCODE);
 	struct fk_batch *b = fk_batch_create(test, d, ARRAY_SIZE(d));
 
 	KUNIT_EXPECT_EQ(test, fuse_compound_send(ctx->fm, b->ops, b->n), 0);
+	return b;
+}
+
+/* Both ops succeeded, and the server saw one GETATTR, of @nodeid */
+static void expect_dependent_sent_for(struct kunit *test, struct fk_ctx *ctx,
+				      const struct fk_batch *b, u64 nodeid)
+{
 	KUNIT_EXPECT_EQ(test, b->errors[0], 0);
 	KUNIT_EXPECT_EQ(test, b->errors[1], 0);
 	KUNIT_ASSERT_EQ(test, fk_count(ctx, FUSE_GETATTR, false), 1U);
-	KUNIT_EXPECT_EQ(test, fk_find(ctx, FUSE_GETATTR, 0)->nodeid,
-			(u64)FK_CHILD_NODEID);
+	KUNIT_EXPECT_EQ(test, fk_find(ctx, FUSE_GETATTR, 0)->nodeid, nodeid);
+}
+
+static void dep_backward_gets_nodeid_of_lookup(struct kunit *test)
+{
+	struct fk_ctx *ctx = fk_ctx_refusing(test, FK_UNKNOWN_OPCODE);
+	struct fk_batch *b = send_with_dependent(test, ctx, FUSE_LOOKUP,
+						 "child");
+
+	expect_dependent_sent_for(test, ctx, b, FK_CHILD_NODEID);
 	KUNIT_EXPECT_EQ(test, b->out[1].attr.attr.ino, (u64)FK_CHILD_NODEID);
 }
 
@@ -119,14 +136,10 @@ KUNIT_ARRAY_PARAM(dep_fail, dep_fail_cases, dep_fail_case_desc);
 static void dep_on_failed_op_fails_unsent(struct kunit *test)
 {
 	const struct dep_fail_case *c = test->param_value;
-	struct fk_op d[] = {
-		{ FUSE_LOOKUP, 1, NO_DEP, c->lookup_name },
-		{ FUSE_GETATTR, 0, 0 },
-	};
 	struct fk_ctx *ctx = fk_ctx_refusing(test, FK_UNKNOWN_OPCODE);
-	struct fk_batch *b = fk_batch_create(test, d, ARRAY_SIZE(d));
+	struct fk_batch *b = send_with_dependent(test, ctx, FUSE_LOOKUP,
+						 c->lookup_name);
 
-	KUNIT_EXPECT_EQ(test, fuse_compound_send(ctx->fm, b->ops, b->n), 0);
 	KUNIT_EXPECT_EQ(test, b->errors[1], c->expected);
 	KUNIT_EXPECT_EQ(test, fk_count(ctx, FUSE_LOOKUP, false), 1U);
 	KUNIT_EXPECT_EQ(test, fk_count(ctx, FUSE_GETATTR, false), 0U);
@@ -147,19 +160,11 @@ KUNIT_ARRAY_PARAM(dep_producer, dep_producers, dep_producer_desc);
 static void dep_nodeid_propagated_from_entry_producer(struct kunit *test)
 {
 	const u32 *opcode = test->param_value;
-	struct fk_op d[] = {
-		{ *opcode, 1, NO_DEP, "new" },
-		{ FUSE_GETATTR, 0, 0 },
-	};
 	u64 expected = *opcode == FUSE_LOOKUP ? FK_CHILD_NODEID : FK_NEW_NODEID;
 	struct fk_ctx *ctx = fk_ctx_refusing(test, FK_UNKNOWN_OPCODE);
-	struct fk_batch *b = fk_batch_create(test, d, ARRAY_SIZE(d));
+	struct fk_batch *b = send_with_dependent(test, ctx, *opcode, "new");
 
-	KUNIT_EXPECT_EQ(test, fuse_compound_send(ctx->fm, b->ops, b->n), 0);
-	KUNIT_EXPECT_EQ(test, b->errors[0], 0);
-	KUNIT_EXPECT_EQ(test, b->errors[1], 0);
-	KUNIT_ASSERT_EQ(test, fk_count(ctx, FUSE_GETATTR, false), 1U);
-	KUNIT_EXPECT_EQ(test, fk_find(ctx, FUSE_GETATTR, 0)->nodeid, expected);
+	expect_dependent_sent_for(test, ctx, b, expected);
 }
 
 /* A server of protocol minor 8: entries and attributes of the old sizes */
@@ -167,17 +172,16 @@ static size_t serve_minor_8(struct fk_ctx *ctx, const u8 *req, size_t len,
 			    u8 *reply)
 {
 	const struct fuse_in_header *ih = (const void *)req;
-	u8 out[256];
-	size_t out_len;
-	int err;
+	struct fuse_out_header *oh = (void *)reply;
 
-	err = fk_fs_op(ih->opcode, ih->nodeid, req + sizeof(*ih),
-		       ih->len - sizeof(*ih), out, &out_len);
+	fk_serve_single(req, reply);
 	if (ih->opcode == FUSE_LOOKUP)
-		out_len = min_t(size_t, out_len, FUSE_COMPAT_ENTRY_OUT_SIZE);
+		oh->len = min_t(u32, oh->len,
+				sizeof(*oh) + FUSE_COMPAT_ENTRY_OUT_SIZE);
 	else if (ih->opcode == FUSE_GETATTR)
-		out_len = min_t(size_t, out_len, FUSE_COMPAT_ATTR_OUT_SIZE);
-	return fk_reply_simple(reply, ih->unique, err, out, out_len);
+		oh->len = min_t(u32, oh->len,
+				sizeof(*oh) + FUSE_COMPAT_ATTR_OUT_SIZE);
+	return oh->len;
 }
 
 /*
@@ -187,22 +191,14 @@ static size_t serve_minor_8(struct fk_ctx *ctx, const u8 *req, size_t len,
  */
 static void dep_served_for_a_server_of_minor_8(struct kunit *test)
 {
-	static const struct fk_op d[] = {
-		{ FUSE_LOOKUP, 1, NO_DEP, "child" },
-		{ FUSE_GETATTR, 0, 0 },
-	};
 	struct fk_ctx *ctx = fk_ctx_create(test, serve_minor_8);
-	struct fk_batch *b = fk_batch_create(test, d, ARRAY_SIZE(d));
+	struct fk_batch *b;
 
 	ctx->fc->minor = 8;
-	KUNIT_EXPECT_EQ(test, fuse_compound_send(ctx->fm, b->ops, b->n), 0);
-	KUNIT_EXPECT_EQ(test, b->errors[0], 0);
-	KUNIT_EXPECT_EQ(test, b->errors[1], 0);
+	b = send_with_dependent(test, ctx, FUSE_LOOKUP, "child");
 	/* minor < 12: no compound at all, the two ops one by one */
 	KUNIT_EXPECT_EQ(test, ctx->ncompounds, 0U);
-	KUNIT_ASSERT_EQ(test, fk_count(ctx, FUSE_GETATTR, false), 1U);
-	KUNIT_EXPECT_EQ(test, fk_find(ctx, FUSE_GETATTR, 0)->nodeid,
-			(u64)FK_CHILD_NODEID);
+	expect_dependent_sent_for(test, ctx, b, FK_CHILD_NODEID);
 }
 
 static struct kunit_case compound_dep_cases[] = {

@@ -46,6 +46,23 @@ static void send_lookup_getattr_fails(struct kunit *test, struct fk_ctx *ctx,
 	KUNIT_EXPECT_EQ(test, b->errors[1], err);
 }
 
+/*
+ * After a compound that taught nothing, sent as the one request of the
+ * test: compounds are neither disabled nor known to work, and the next
+ * LOOKUP + GETATTR to a compliant server is a compound again
+ */
+static void expect_state_unknown_then_compound(struct kunit *test,
+					       struct fk_ctx *ctx)
+{
+	KUNIT_EXPECT_EQ(test, ctx->nrequests, 1U);
+	KUNIT_EXPECT_FALSE(test, ctx->fc->no_compound);
+	KUNIT_EXPECT_FALSE(test, ctx->fc->compound_ok);
+
+	ctx->serve = fk_serve_compliant;
+	send_lookup_getattr(test, ctx);
+	KUNIT_EXPECT_EQ(test, ctx->ncompounds, 2U);
+}
+
 static void discovery_enosys_disables_compounds(struct kunit *test)
 {
 	struct fk_ctx *ctx = fk_ctx_refusing(test, FK_UNKNOWN_OPCODE);
@@ -138,14 +155,7 @@ static void discovery_eintr_leaves_state_unknown(struct kunit *test)
 	struct fk_ctx *ctx = fk_ctx_refusing(test, -EINTR);
 
 	send_lookup_getattr_fails(test, ctx, -EINTR);
-	KUNIT_EXPECT_EQ(test, ctx->nrequests, 1U);
-	KUNIT_EXPECT_FALSE(test, ctx->fc->no_compound);
-	KUNIT_EXPECT_FALSE(test, ctx->fc->compound_ok);
-
-	/* the next one is a compound again */
-	ctx->serve = fk_serve_compliant;
-	send_lookup_getattr(test, ctx);
-	KUNIT_EXPECT_EQ(test, ctx->ncompounds, 2U);
+	expect_state_unknown_then_compound(test, ctx);
 	KUNIT_EXPECT_TRUE(test, ctx->fc->compound_ok);
 }
 
@@ -185,13 +195,7 @@ static void discovery_malformed_reply_leaves_state_unknown(struct kunit *test)
 
 	send_lookup_getattr_fails(test, ctx, -EIO);
 	KUNIT_EXPECT_EQ(test, ctx->write_err, -EINVAL);
-	KUNIT_EXPECT_EQ(test, ctx->nrequests, 1U);
-	KUNIT_EXPECT_FALSE(test, ctx->fc->no_compound);
-	KUNIT_EXPECT_FALSE(test, ctx->fc->compound_ok);
-
-	ctx->serve = fk_serve_compliant;
-	send_lookup_getattr(test, ctx);
-	KUNIT_EXPECT_EQ(test, ctx->ncompounds, 2U);
+	expect_state_unknown_then_compound(test, ctx);
 }
 
 /* Refuses compounds that start with a LOOKUP, runs the others */
