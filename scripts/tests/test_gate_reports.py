@@ -45,13 +45,21 @@ class Compare(unittest.TestCase):
         rerun = summary({('s', 'flaky'): Status.PASS, ('s', 'broken'): Status.FAIL})
         rows = {(r.suite, r.case): r.verdict for r in gate.compare('selftests', base, patched,
                                                                    rerun)}
-        self.assertEqual(rows[('s', 'kept')], 'same')
-        self.assertEqual(rows[('s', 'broken')], 'REGRESSION')
-        self.assertEqual(rows[('s', 'gone')], 'REGRESSION')
-        self.assertEqual(rows[('s', 'new')], 'progress')
-        self.assertEqual(rows[('s', 'known')], 'known failure')
-        self.assertEqual(rows[('s', 'flaky')], 'FLAKY')
-        self.assertEqual(rows[('kernel-log', 'BUG: oops')], 'REGRESSION')
+        C = gate.Change
+        self.assertEqual(rows[('s', 'kept')], C.SAME)
+        self.assertEqual(rows[('s', 'broken')], C.REGRESSION)
+        self.assertEqual(rows[('s', 'gone')], C.REGRESSION)
+        self.assertEqual(rows[('s', 'new')], C.PROGRESS)
+        self.assertEqual(rows[('s', 'known')], C.KNOWN_FAILURE)
+        self.assertEqual(rows[('s', 'flaky')], C.FLAKY)
+        self.assertEqual(rows[('kernel-log', 'BUG: oops')], C.REGRESSION)
+
+    def test_gate_verdict_is_the_worst_blocking_change(self):
+        C = gate.Change
+        self.assertEqual(gate.gate_verdict({C.SAME, C.PROGRESS, C.KNOWN_FAILURE}), 'PASS')
+        self.assertEqual(gate.gate_verdict({C.SAME, C.FLAKY}), 'FLAKY')
+        self.assertEqual(gate.gate_verdict({C.FLAKY, C.REGRESSION}), 'REGRESSION')
+        self.assertEqual(gate.gate_verdict(set()), 'PASS')
 
 
 class Kcidb(unittest.TestCase):
