@@ -355,7 +355,6 @@ static struct worker *held_worker(FIXTURE_DATA(stress) *self, uint64_t *unique)
 {
 	struct worker *w = NULL;
 	unsigned int i, j, any;
-	char c;
 
 	for (;;) {
 		lock_queue();
@@ -400,7 +399,6 @@ static bool wait_written(FIXTURE_DATA(stress) *self, uint64_t unique)
 {
 	bool held;
 	unsigned int i;
-	char c;
 
 	for (;;) {
 		lock_queue();
