@@ -103,7 +103,8 @@ bench_kernel() {
 		fi
 		guest_build_kernel "$BENCH_BUILD_DIR" "$FUSEGATE_ROOT/bench/bench.config" \
 			"$results/build-$name.log" "$jobs"
-		stage="$BENCH_BUILD_DIR/fusegate"
+		# absolute: the programs are built by make -C elsewhere
+		stage="$PWD/$BENCH_BUILD_DIR/fusegate"
 		rm -rf "$stage"
 		mkdir -p "$stage/root/tests" "$stage/root/etc"
 		guest_build_programs tools/testing/selftests/filesystems/fuse_compound \
