@@ -24,7 +24,7 @@
 
 #define MAX_WRITE	(128 * 1024)
 #define BUF_SIZE	(MAX_WRITE + 64 * 1024)
-#define MAX_NODES	256
+#define MAX_NODES	SRV_MAX_NODES
 #define MAX_NAME	255
 #define MAX_DATA	(1024 * 1024)
 
@@ -37,6 +37,7 @@ struct node {
 	size_t size;
 	struct timespec mtime;
 	bool xattrs;		/* carries SRV_XATTR_NAME */
+	uint8_t incarnation;	/* of its slot: in its handle */
 };
 
 struct srv {
@@ -55,10 +56,12 @@ static uint64_t node_add(struct srv *s, uint64_t parent, const char *name,
 
 	for (id = 2; id < MAX_NODES; id++) {
 		struct node *n = &s->nodes[id];
+		uint8_t incarnation = n->incarnation + 1;
 
 		if (n->used)
 			continue;
 		memset(n, 0, sizeof(*n));
+		n->incarnation = incarnation;
 		n->used = true;
 		n->parent = parent;
 		snprintf(n->name, sizeof(n->name), "%s", name);
@@ -380,6 +383,100 @@ static int op_statx(struct srv *s, uint64_t id, void *out, size_t *out_len)
 	return 0;
 }
 
+/* --- file handles --- */
+
+/*
+ * A node's handle: "FG", its nodeid (4 bytes) and incarnation, then filler:
+ * 8 bytes for odd nodeids and 24 for even ones (the kernel keeps the first
+ * inline and allocates for the second), at most max_handle_sz.
+ */
+static size_t node_handle(struct srv *s, uint64_t id,
+			  struct fuse_file_handle *fh)
+{
+	uint8_t b[24];
+	size_t size = id % 2 ? 8 : 24, i;
+	uint32_t id32 = id;
+
+	b[0] = 'F';
+	b[1] = 'G';
+	memcpy(b + 2, &id32, sizeof(id32));
+	b[6] = s->nodes[id].incarnation;
+	for (i = 7; i < sizeof(b); i++)
+		b[i] = 0xa0 + i;
+	if (size > s->cfg->max_handle_sz)
+		size = s->cfg->max_handle_sz;
+	fh->size = size;
+	memcpy(fh->handle, b, size);
+	return sizeof(*fh) + size;
+}
+
+/* The reply of LOOKUP_HANDLE and MKOBJ_HANDLE: entry, then handle */
+static size_t entry2_out(struct srv *s, uint64_t id, void *out)
+{
+	struct fuse_entry2_out *e = out;
+
+	memset(e, 0, sizeof(*e));
+	e->nodeid = id;
+	e->generation = id == 1 ? 0 : 1;
+	e->entry_valid = s->cfg->entry_timeout;
+	return sizeof(*e) + node_handle(s, id, (void *)(e + 1));
+}
+
+/* The parent's handle a request carries in FUSE_EXT_HANDLE, or NULL */
+static const struct fuse_file_handle *ext_handle(const struct fuse_in_header *ih)
+{
+	const unsigned char *p, *end = (const unsigned char *)ih + ih->len;
+
+	p = end - ih->total_extlen * 8;
+	while (p + sizeof(struct fuse_ext_header) <= end) {
+		const struct fuse_ext_header *xh = (const void *)p;
+
+		if (xh->size < sizeof(*xh) || p + xh->size > end)
+			return NULL;
+		if (xh->type == FUSE_EXT_HANDLE)
+			return (const void *)(xh + 1);
+		p += xh->size;
+	}
+	return NULL;
+}
+
+/*
+ * Whether the parent's handle @ih carries, if any, is @dir's: a kernel that
+ * names a directory by another handle is answered ESTALE
+ */
+static bool ext_handle_matches(struct srv *s, const struct fuse_in_header *ih,
+			       uint64_t dir)
+{
+	const struct fuse_file_handle *fh = ext_handle(ih);
+	unsigned char mine[sizeof(struct fuse_file_handle) + 24];
+	struct fuse_file_handle *own = (void *)mine;
+
+	if (!fh)
+		return true;
+	node_handle(s, dir, own);
+	return fh->size == own->size && !memcmp(fh->handle, own->handle, fh->size);
+}
+
+static int op_mkobj(struct srv *s, uint64_t dir, const void *arg, size_t len,
+		    void *out, size_t *out_len)
+{
+	const struct fuse_mkobj_handle_in *in = arg;
+	const char *names = (const char *)(in + 1);
+	uint32_t mode = in->mode & (S_IFMT | 07777);
+	int err;
+
+	if (len <= sizeof(*in) || !memchr(names, 0, len - sizeof(*in)))
+		return -EINVAL;
+	if (S_ISLNK(mode))
+		err = op_symlink(s, dir, names, len - sizeof(*in), out, out_len);
+	else
+		err = op_create_node(s, dir, names, mode, out, out_len);
+	if (err)
+		return err;
+	*out_len = entry2_out(s, ((struct fuse_entry_out *)out)->nodeid, out);
+	return 0;
+}
+
 /*
  * Execute one operation on @nodeid with argument @arg; write its reply
  * payload to @out.  Returns 0 or a negative errno.
@@ -394,6 +491,10 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 		return -ENOENT;	/* also nodeid 0: an unresolved dependency */
 
 	switch (opcode) {
+	case FUSE_LOOKUP_HANDLE:
+		if (!s->cfg->max_handle_sz)
+			return -ENOSYS;
+		/* fall through */
 	case FUSE_LOOKUP: {
 		uint64_t id;
 
@@ -408,9 +509,16 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 			id = node_child(s, nodeid, arg);
 		if (!id)
 			return -ENOENT;
-		*out_len = entry_out(s, id, out);
+		if (opcode == FUSE_LOOKUP_HANDLE)
+			*out_len = entry2_out(s, id, out);
+		else
+			*out_len = entry_out(s, id, out);
 		return 0;
 	}
+	case FUSE_MKOBJ_HANDLE:
+		if (!s->cfg->max_handle_sz)
+			return -ENOSYS;
+		return op_mkobj(s, nodeid, arg, arglen, out, out_len);
 	case FUSE_GETATTR:
 		if (is_growing(s, nodeid)) {
 			char *d = realloc(n->data, n->size + 10);
@@ -534,7 +642,77 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 	}
 }
 
+/* The nodeid a successful reply to @opcode (payload @out) grants, or 0 */
+static uint64_t granted_nodeid(uint32_t opcode, const void *out)
+{
+	switch (opcode) {
+	case FUSE_LOOKUP:
+	case FUSE_LOOKUP_HANDLE:
+	case FUSE_MKNOD:
+	case FUSE_MKDIR:
+	case FUSE_SYMLINK:
+	case FUSE_CREATE:
+	case FUSE_MKOBJ_HANDLE:
+		/* the nodeid leads fuse_entry_out and fuse_entry2_out alike */
+		return *(const uint64_t *)out;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Execute request @ih on @nodeid (its own, or the one its dependency
+ * resolved to): its arguments without the extensions, and for the handle
+ * operations the parent's handle checked first.
+ */
+static int do_request(struct srv *s, const struct fuse_in_header *ih,
+		      uint64_t nodeid, void *out, size_t *out_len)
+{
+	size_t arglen = ih->len - sizeof(*ih) - ih->total_extlen * 8;
+	uint64_t granted;
+	int err;
+
+	*out_len = 0;
+	if (ih->len < sizeof(*ih) + ih->total_extlen * 8)
+		return -EINVAL;
+	if ((ih->opcode == FUSE_LOOKUP_HANDLE || ih->opcode == FUSE_MKOBJ_HANDLE) &&
+	    s->cfg->max_handle_sz && node_get(s, nodeid) &&
+	    !ext_handle_matches(s, ih, nodeid))
+		return -ESTALE;
+	err = do_op(s, ih->opcode, nodeid, ih + 1, arglen, out, out_len);
+	granted = err ? 0 : granted_nodeid(ih->opcode, out);
+	if (granted && granted < MAX_NODES && s->cfg->log)
+		__atomic_add_fetch(&s->cfg->log->granted[granted], 1,
+				   __ATOMIC_RELEASE);
+	return err;
+}
+
 /* --- the log --- */
+
+/* What a request's log record keeps besides its header (srv_record.arg) */
+static uint64_t record_arg(const struct fuse_in_header *ih)
+{
+	const struct fuse_file_handle *fh;
+
+	switch (ih->opcode) {
+	case FUSE_WRITE: {
+		const struct fuse_write_in *w = (const void *)(ih + 1);
+
+		return w->offset + w->size;
+	}
+	case FUSE_INTERRUPT:
+		return ((const struct fuse_interrupt_in *)(ih + 1))->unique;
+	case FUSE_GETXATTR:
+	case FUSE_LISTXATTR:
+		return ((const struct fuse_getxattr_in *)(ih + 1))->size;
+	case FUSE_LOOKUP_HANDLE:
+	case FUSE_MKOBJ_HANDLE:
+		fh = ext_handle(ih);
+		return fh ? fh->size : 0;
+	default:
+		return 0;
+	}
+}
 
 struct srv_log *srv_log_create(void)
 {
@@ -754,7 +932,7 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 
 		if (sh->len < sizeof(*sh) || (const unsigned char *)sh + sh->len > end)
 			break;
-		log_request(s, sh, true, rin->dep_index, 0);
+		log_request(s, sh, true, rin->dep_index, record_arg(sh));
 		if (rin->dep_index != FUSE_COMPOUND_NO_DEP) {
 			if (rin->dep_index >= i)
 				err = -EINVAL;
@@ -764,10 +942,11 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 				nodeid = entry_nodeid[rin->dep_index];
 		}
 		if (!err)
-			err = do_op(s, sh->opcode, nodeid, sh + 1,
-				    sh->len - sizeof(*sh), so + 1, &out_len);
+			err = do_request(s, sh, nodeid, so + 1, &out_len);
 		if (!err && (sh->opcode == FUSE_LOOKUP || sh->opcode == FUSE_MKNOD ||
-			     sh->opcode == FUSE_MKDIR || sh->opcode == FUSE_CREATE))
+			     sh->opcode == FUSE_MKDIR || sh->opcode == FUSE_CREATE ||
+			     sh->opcode == FUSE_LOOKUP_HANDLE ||
+			     sh->opcode == FUSE_MKOBJ_HANDLE))
 			entry_nodeid[i] = ((struct fuse_entry_out *)(so + 1))->nodeid;
 		errors[i] = err;
 		so->unique = i;
@@ -780,6 +959,27 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 	}
 	r.nsubs = i;
 	send_reply(s, rec, ih, &r);
+}
+
+/* FORGET and BATCH_FORGET: what the kernel gives back, per nodeid */
+static void count_forgets(struct srv *s, const struct fuse_in_header *ih)
+{
+	const struct fuse_batch_forget_in *b = (const void *)(ih + 1);
+	const struct fuse_forget_one *one = (const void *)(b + 1);
+	uint32_t i, n = ih->opcode == FUSE_FORGET ? 1 : b->count;
+
+	if (!s->cfg->log)
+		return;
+	for (i = 0; i < n; i++) {
+		uint64_t id = ih->opcode == FUSE_FORGET ? ih->nodeid : one[i].nodeid;
+		uint64_t k = ih->opcode == FUSE_FORGET ?
+			((const struct fuse_forget_in *)(ih + 1))->nlookup : one[i].nlookup;
+
+		if (id < MAX_NODES)
+			__atomic_add_fetch(&s->cfg->log->forgotten[id], k,
+					   __ATOMIC_RELEASE);
+	}
+	notify(s);
 }
 
 /* --- the loop --- */
@@ -799,6 +999,13 @@ static int do_init(struct srv *s, const struct fuse_in_header *ih)
 		out.flags |= FUSE_WRITEBACK_CACHE;
 	if (s->cfg->export_support)
 		out.flags |= FUSE_EXPORT_SUPPORT;
+	if (s->cfg->max_handle_sz && (in->flags & FUSE_INIT_EXT) &&
+	    (in->flags2 & (FUSE_HAS_LOOKUP_HANDLE >> 32))) {
+		out.flags |= FUSE_INIT_EXT;
+		out.flags2 |= FUSE_HAS_LOOKUP_HANDLE >> 32;
+		memcpy((char *)&out + SRV_INIT_MAX_HANDLE_SZ_OFF,
+		       &s->cfg->max_handle_sz, sizeof(s->cfg->max_handle_sz));
+	}
 	out.max_background = 16;
 	out.congestion_threshold = 12;
 	out.max_write = MAX_WRITE;
@@ -812,22 +1019,12 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 {
 	static unsigned char out[BUF_SIZE];
 	struct srv_record *rec;
-	uint64_t arg = 0;
 	size_t out_len;
 	int err;
 
 	if (ih->opcode == FUSE_FORGET || ih->opcode == FUSE_BATCH_FORGET)
-		return;
-	if (ih->opcode == FUSE_WRITE) {
-		const struct fuse_write_in *w = (const void *)(ih + 1);
-
-		arg = w->offset + w->size;
-	} else if (ih->opcode == FUSE_INTERRUPT) {
-		arg = ((const struct fuse_interrupt_in *)(ih + 1))->unique;
-	} else if (ih->opcode == FUSE_GETXATTR || ih->opcode == FUSE_LISTXATTR) {
-		arg = ((const struct fuse_getxattr_in *)(ih + 1))->size;
-	}
-	rec = log_request(s, ih, false, FUSE_COMPOUND_NO_DEP, arg);
+		return count_forgets(s, ih);
+	rec = log_request(s, ih, false, FUSE_COMPOUND_NO_DEP, record_arg(ih));
 	if (s->cfg->delay_us)
 		usleep(s->cfg->delay_us);	/* models service time, not sync */
 
@@ -840,8 +1037,7 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 		reply(s, rec, ih, ih->unique, 0, NULL, 0);
 		return;
 	default:
-		err = do_op(s, ih->opcode, ih->nodeid, ih + 1, len - sizeof(*ih),
-			    out, &out_len);
+		err = do_request(s, ih, ih->nodeid, out, &out_len);
 		reply(s, rec, ih, ih->unique, err, out, out_len);
 	}
 }

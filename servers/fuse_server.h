@@ -28,6 +28,32 @@ struct fuse_compound_out { uint64_t reserved[2]; };
 struct fuse_compound_req_in { uint8_t dep_index; uint8_t reserved[3]; };
 #endif
 
+/* File handles (lookup-handle.md section 2), for headers that predate them */
+#ifndef FUSE_HAS_LOOKUP_HANDLE
+#define FUSE_LOOKUP_HANDLE	55
+#define FUSE_MKOBJ_HANDLE	56
+#define FUSE_HAS_LOOKUP_HANDLE	(1ULL << 43)
+#define FUSE_MAX_HANDLE_SZ	128
+#define FUSE_EXT_HANDLE		33
+struct fuse_file_handle { uint16_t size; uint8_t handle[]; };
+struct fuse_entry2_out {
+	uint64_t nodeid;
+	uint64_t generation;
+	uint64_t entry_valid;
+	uint32_t entry_valid_nsec;
+	uint32_t flags;
+	uint64_t spare;
+};
+struct fuse_mkobj_handle_in {
+	uint32_t mode;
+	uint32_t umask;
+	uint32_t open_flags;
+	uint32_t rdev;
+};
+#endif
+/* Where fuse_init_out keeps max_handle_sz (unused[] in older headers) */
+#define SRV_INIT_MAX_HANDLE_SZ_OFF	40
+
 /* FUSE_STATX (protocol 7.39), for headers that predate it */
 #if FUSE_KERNEL_MINOR_VERSION < 39
 #define FUSE_STATX		52
@@ -105,7 +131,9 @@ struct srv_record {
 	uint64_t unique;
 	uint64_t nodeid;
 	uint64_t arg;		/* WRITE: where it ends; INTERRUPT: unique it
-				 * names; [LIST|GET]XATTR: buffer size asked */
+				 * names; [LIST|GET]XATTR: buffer size asked;
+				 * LOOKUP_HANDLE, MKOBJ_HANDLE: the size of
+				 * the parent's handle sent (0: none) */
 	uint32_t uid, gid, pid;	/* the caller, as the header names it */
 	uint8_t sub;		/* a subrequest of the compound before it */
 	uint8_t dep_index;
@@ -113,10 +141,21 @@ struct srv_record {
 	bool replied;
 };
 
+/* The nodeids a server hands out are below this */
+#define SRV_MAX_NODES	256
+
 struct srv_log {
 	volatile uint32_t n;
 	volatile uint32_t compounds;
 	struct srv_record rec[SRV_LOG_MAX];
+	/*
+	 * Per nodeid: the lookups the server's replies granted (entries of
+	 * LOOKUP, LOOKUP_HANDLE and the creations, as built, before a test's
+	 * edit) and those the kernel's FORGETs gave back.  FORGETs are counted
+	 * here, not logged: they are no round trip.
+	 */
+	volatile uint64_t granted[SRV_MAX_NODES];
+	volatile uint64_t forgotten[SRV_MAX_NODES];
 };
 
 struct srv_reply;
@@ -131,6 +170,13 @@ struct srv_config {
 	bool statx;			/* answer FUSE_STATX; else ENOSYS */
 	bool xattrs;			/* answer [LIST|GET]XATTR; else ENOSYS */
 	bool export_support;		/* FUSE_EXPORT_SUPPORT: "." and ".." */
+	/*
+	 * Nonzero: accept FUSE_HAS_LOOKUP_HANDLE with handles of up to this
+	 * many bytes, and answer LOOKUP_HANDLE and MKOBJ_HANDLE (else ENOSYS).
+	 * A node's handle (srv_node_handle()) names its nodeid and its
+	 * incarnation: a slot reused for a new node gets a new handle.
+	 */
+	uint16_t max_handle_sz;
 	/*
 	 * No test reads this server's log or wakes it (the fuzzer): no log,
 	 * no event byte per request, no control fd to poll; three system
