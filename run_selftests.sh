@@ -127,10 +127,11 @@ build_tests() {
 }
 
 write_guest_env() {
-	local root=$1 expect=$2
+	local root=$1 expect=$2 handles=$3
 	mkdir -p "$root/etc"
 	{
 		echo "export FUSEGATE_EXPECT_COMPOUND=$expect"
+		echo "export FUSEGATE_EXPECT_HANDLES=$handles"
 		echo "export FUSEGATE_PASSTHROUGH_LL=/tests/passthrough_ll"
 		printf 'FUSEGATE_GUEST_CMD="/tests/run-tests %s"\n' "${test_args[*]:-}"
 	} > "$root/etc/fusegate.env"
@@ -165,14 +166,14 @@ kunit_results() {
 }
 
 main() {
-	local t0 t_prep t_build t_run expect rc=0 stage booted=1 krc=0 src=0
+	local t0 t_prep t_build t_run expect handles rc=0 stage booted=1 krc=0 src=0
 	runner_start
-	# a tree that declares FUSE_COMPOUND must send compounds
-	if grep -q 'FUSE_COMPOUND' include/uapi/linux/fuse.h; then
-		expect=1
-	else
-		expect=0
-	fi
+	# a tree that declares FUSE_COMPOUND must send compounds, and one that
+	# declares FUSE_HAS_LOOKUP_HANDLE must use handles
+	expect=0
+	handles=0
+	! grep -q 'FUSE_COMPOUND' include/uapi/linux/fuse.h || expect=1
+	! grep -q 'FUSE_HAS_LOOKUP_HANDLE' include/uapi/linux/fuse.h || handles=1
 	kunit_mode=none
 	if [ "$with_kunit" -eq 1 ]; then
 		kunit_mode=skip
@@ -195,7 +196,7 @@ main() {
 	rm -rf "$stage"
 	mkdir -p "$stage/root/tests"
 	build_tests "$tree/$stage/root/tests"
-	write_guest_env "$stage/root" "$expect"
+	write_guest_env "$stage/root" "$expect" "$handles"
 	guest_initramfs "$stage/root" "$stage/initramfs.cpio"
 	t_build=$(( $(now) - t0 ))
 

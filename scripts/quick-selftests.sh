@@ -87,6 +87,7 @@ main() {
 	mkdir -p "$root/etc"
 	{
 		echo "export FUSEGATE_EXPECT_COMPOUND=${FUSEGATE_EXPECT_COMPOUND:-0}"
+		echo "export FUSEGATE_EXPECT_HANDLES=${FUSEGATE_EXPECT_HANDLES:-0}"
 		printf 'FUSEGATE_GUEST_CMD="/tests/run-tests %s"\n' "${test_args[*]:-}"
 	} > "$root/etc/fusegate.env"
 	guest_initramfs "$root" "$work/initramfs.cpio"
