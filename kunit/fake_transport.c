@@ -301,6 +301,20 @@ int fk_fs_op(u32 opcode, u64 nodeid, const u8 *payload, size_t len,
 		*out_len += sizeof(*o);
 		return 0;
 	}
+	case FUSE_LOOKUP_HANDLE:
+	case FUSE_MKOBJ_HANDLE: {
+		struct fuse_entry2_out *e = (void *)out;
+		struct fuse_file_handle *fh = (void *)(e + 1);
+
+		memset(e, 0, sizeof(*e));
+		e->nodeid = opcode == FUSE_LOOKUP_HANDLE ? FK_CHILD_NODEID :
+							   FK_NEW_NODEID;
+		e->generation = 1;
+		fh->size = sizeof(FK_HANDLE) - 1;
+		memcpy(fh->handle, FK_HANDLE, fh->size);
+		*out_len = sizeof(*e) + sizeof(*fh) + fh->size;
+		return 0;
+	}
 	case FUSE_GETATTR: {
 		struct fuse_attr_out *a = (void *)out;
 
@@ -373,7 +387,9 @@ size_t fk_serve_compliant(struct fk_ctx *ctx, const u8 *req, size_t len,
 		if (!err)
 			err = fk_fs_op(sh->opcode, nodeid, (const u8 *)(sh + 1),
 				       sh->len - sizeof(*sh), out, &out_len);
-		if (!err && out_len >= sizeof(struct fuse_entry_out))
+		if (!err && (out_len >= sizeof(struct fuse_entry_out) ||
+			     sh->opcode == FUSE_LOOKUP_HANDLE ||
+			     sh->opcode == FUSE_MKOBJ_HANDLE))
 			entry_nodeid[i] = ((struct fuse_entry_out *)out)->nodeid;
 		errors[i] = err;
 

@@ -99,6 +99,9 @@ size_t fk_reply_simple(u8 *buf, u64 unique, int error, const void *payload,
  */
 #define FK_CHILD_NODEID	42
 #define FK_NEW_NODEID	77
+/* The handle LOOKUP_HANDLE and MKOBJ_HANDLE give (FUSE_HAS_LOOKUP_HANDLE) */
+#define FK_HANDLE	"fh-1"
+
 int fk_fs_op(u32 opcode, u64 nodeid, const u8 *payload, size_t len,
 	     u8 *out, size_t *out_len);
 
