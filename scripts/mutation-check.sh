@@ -90,6 +90,19 @@ SERIES_MUTANTS=(
 	'argvar_getxattr_idx|fs/fuse/xattr.c|getxattr names a variable out-arg it does not have|s/(\t\targs.out_argvar = true;\n\t\targs.out_argvar_idx = )0;/${1}1;/'
 	'open_error_leak|fs/fuse/file.c|a failed open leaks its fuse_file (caught by the fault injection and the leak scan)|s/(\} else if \(err != -ENOSYS\) \{\n)\t\t\tfuse_file_free\(ff\);\n/$1/'
 	'export_time_unchecked|fs/fuse/dir.c|fuse_lookup_name() writes the time through a NULL pointer|s/\tif \(time\)\n\t\t\*time = /\t*time = /'
+	'handle_size_zero|fs/fuse/handle.c|a handle of size 0 accepted|s/ \|\| !fh->size \|\| / || /'
+	'handle_size_above_max|fs/fuse/handle.c|a handle above the largest the server declared accepted|s/ \|\| fh->size > fc->max_handle_sz \|\|/ ||/'
+	'handle_missing|fs/fuse/handle.c|an entry without a handle accepted|s/if \(len < sizeof\(\*fh\) \|\| !fh->size \|\| /if (/'
+	'handle_size_mismatch|fs/fuse/dev.c|a reply whose handle disagrees with it is not malformed|s/\treturn var->size > sizeof\(\*fh\) && var->size == sizeof\(\*fh\) \+ fh->size;/\treturn true;/'
+	'handle_root_nodeid|fs/fuse/dir.c|the root nodeid accepted for a name|s/\tif \(hl->entry.nodeid == FUSE_ROOT_ID \|\|\n\t    fuse_handle_check/\tif (fuse_handle_check/'
+	'handle_init_range|fs/fuse/inode.c|any max_handle_sz accepted at INIT|s/if \(arg->max_handle_sz &&\n\t\t\t\t    arg->max_handle_sz <= FUSE_MAX_HANDLE_SZ\)/if (1)/'
+	'handle_stale|fs/fuse/inode.c|another handle of a known nodeid is the same object|s/ \|\|\n\t\t   \(fh && READ_ONCE\(fi->fh_size\)\)\) \{/) {/'
+	'handle_same_object_attr|fs/fuse/inode.c|attributes of another type or node applied to the same object|s/if \(inode_wrong_type\(inode, attr->mode\) \|\|\n\t\t    attr->ino != fi->orig_ino\)/if (0)/'
+	'handle_lookup_forget|fs/fuse/dir.c|a lookup by handle that fails keeps the granted nodeid|s/out_forget:\n\tfuse_queue_forget\(fc, forget, hl->entry.nodeid, 1\);\n\tforget = NULL;\n/out_forget:\n/'
+	'handle_mkobj_release|fs/fuse/dir.c|a creation that fails keeps the granted open handle|s/\tif \(ff && !open_err\) \{\n\t\tfuse_sync_release\(NULL, ff,\n\t\t\t\t  flags & ~\(O_CREAT \| O_EXCL \| O_TRUNC\)\);\n\t\tff = NULL;\n\t\}\n//'
+	'handle_parent_ext|fs/fuse/handle.c|the handle of the parent not sent|s/\tif \(!size\)\n\t\treturn 0;/\treturn 0;/'
+	'handle_revalidate_compare|fs/fuse/dir.c|revalidation does not compare handles|s/ \|\|\n\t    \(READ_ONCE\(fi->fh_size\) && !fuse_inode_handle_eq\(fi, fh\)\)\)\n\t\tgoto out;/)\n\t\tgoto out;/'
+	'handle_statx_placeholder|fs/fuse/dir.c|the STATX of a lookup names the root, not the dependency (RFC v3)|s/\thl->ops\[1\].dep_index = 0;/\thl->ops[1].dep_index = FUSE_COMPOUND_NO_DEP;\n\thl->args[1].nodeid = FUSE_ROOT_ID;/'
 )
 
 # The stock set: name | file | what | substitution, from the table, in
