@@ -156,6 +156,10 @@ struct workload {
 	const char *what;
 	uint64_t entry_timeout, attr_timeout;
 	bool inval_attr;	/* attributes expired before each operation */
+	bool drop_dentries;	/* the dentry cache emptied before each one */
+	bool by_name;		/* looks names up or makes them: a handle
+				 * mode must show LOOKUP_HANDLE or
+				 * MKOBJ_HANDLE in its log */
 	unsigned int per_op;	/* operations per call of op() */
 	/* one operation; returns the number of opens it made, or -1 */
 	int (*op)(struct bench_mnt *m);
@@ -228,6 +232,28 @@ static int op_stat(struct bench_mnt *m)
 	return stat(mpath(m, "file"), &st) ? -1 : 0;
 }
 
+/* creat(), close() and unlink(): the unlink is the same in every mode */
+static int op_create(struct bench_mnt *m)
+{
+	int fd = open(mpath(m, "new"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	if (fd < 0 || close(fd))
+		return -1;
+	return unlink(mpath(m, "new")) ? -1 : 1;
+}
+
+/*
+ * Untimed, before a cold lookup: drop every unused dentry (and so the
+ * inode of "file", whose FORGET the server counts but does not log).
+ */
+static void drop_dentries(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	if (fd < 0 || write(fd, "2", 1) != 1 || close(fd))
+		die("drop_caches");
+}
+
 /* "untar" MIXED_FILES small files, find + stat them, remove them */
 static int op_mixed(struct bench_mnt *m)
 {
@@ -274,31 +300,49 @@ static int op_mixed(struct bench_mnt *m)
 static const struct workload workloads[] = {
 	{ "append_write_attr_expired",
 	  "open(O_APPEND)+write(1)+close, attributes expired",
-	  LONG_TIMEOUT, LONG_TIMEOUT, true, 1, op_append_write },
+	  LONG_TIMEOUT, LONG_TIMEOUT, true, false, false, 1, op_append_write },
 	{ "open_close_attr_expired", "open+close, attributes expired",
-	  LONG_TIMEOUT, LONG_TIMEOUT, true, 1, op_open_close },
+	  LONG_TIMEOUT, LONG_TIMEOUT, true, false, false, 1, op_open_close },
 	{ "read_attr_expired", "open+read to EOF+close, attributes expired",
-	  LONG_TIMEOUT, LONG_TIMEOUT, true, 1, op_read },
+	  LONG_TIMEOUT, LONG_TIMEOUT, true, false, false, 1, op_read },
 	{ "stat_entry_expired", "stat(), dentry expired",
-	  0, LONG_TIMEOUT, false, 1, op_stat },
+	  0, LONG_TIMEOUT, false, false, true, 1, op_stat },
 	{ "append_open_close", "open(O_APPEND)+close, attributes fresh",
-	  LONG_TIMEOUT, LONG_TIMEOUT, false, 1, op_append_open_close },
+	  LONG_TIMEOUT, LONG_TIMEOUT, false, false, false, 1,
+	  op_append_open_close },
 	{ "open_close_fresh", "open+close, attributes fresh",
-	  LONG_TIMEOUT, LONG_TIMEOUT, false, 1, op_open_close },
+	  LONG_TIMEOUT, LONG_TIMEOUT, false, false, false, 1, op_open_close },
 	{ "mixed_untar_find_stat",
 	  "per file: create+write+close, readdir+stat, unlink (timeouts 0)",
-	  0, 0, false, MIXED_FILES, op_mixed },
+	  0, 0, false, false, true, MIXED_FILES, op_mixed },
+	{ "lookup_cold", "stat(), the dentry and inode evicted (drop_caches)",
+	  LONG_TIMEOUT, LONG_TIMEOUT, false, true, true, 1, op_stat },
+	{ "create_open_close", "creat()+close+unlink, a new file each time",
+	  LONG_TIMEOUT, LONG_TIMEOUT, false, false, true, 1, op_create },
 };
 
+/*
+ * The modes: the server answering compounds, refusing them (ENOSYS,
+ * EOPNOTSUPP), the same with file handles negotiated (handles of 24
+ * bytes: nodeid and incarnation; such a server answers STATX, which
+ * carries the attributes a handle reply does not), and on the stock
+ * kernel the compliant server (the kernel offers neither).
+ */
+#define HANDLE_SZ	24
 static const struct {
 	const char *name;
 	enum srv_behaviour behaviour;
+	uint16_t max_handle_sz;
+	bool statx;
 } modes[] = {
 	{ "compound", SRV_COMPLIANT },
 	{ "enosys", SRV_COMPOUND_ENOSYS },
 	{ "eopnotsupp", SRV_COMPOUND_EOPNOTSUPP },
 	{ "stock", SRV_COMPLIANT },
+	{ "handles", SRV_COMPLIANT, HANDLE_SZ, true },
+	{ "handles_enosys", SRV_COMPOUND_ENOSYS, HANDLE_SZ, true },
 };
+#define NMODES	(sizeof(modes) / sizeof(modes[0]))
 
 /* --- measuring --- */
 
@@ -348,6 +392,9 @@ static const char *opname(uint32_t op)
 	case FUSE_CREATE: return "CREATE";
 	case FUSE_UNLINK: return "UNLINK";
 	case FUSE_COMPOUND: return "COMPOUND";
+	case FUSE_STATX: return "STATX";
+	case FUSE_LOOKUP_HANDLE: return "LOOKUP_HANDLE";
+	case FUSE_MKOBJ_HANDLE: return "MKOBJ_HANDLE";
 	default: return NULL;
 	}
 }
@@ -410,9 +457,11 @@ static int run_cell(const struct workload *w, unsigned int mode,
 		.attr_timeout = w->attr_timeout,
 		.writeback_cache = wb,
 		.delay_us = delay_us,
+		.max_handle_sz = modes[mode].max_handle_sz,
+		.statx = modes[mode].statx,
 	};
 	struct cell_result res = { 0 };
-	unsigned int r, i, nlat = 0, from, start, opens;
+	unsigned int r, i, nlat = 0, from, start, opens, by_handle = 0;
 	struct bench_mnt m;
 	clockid_t server_clk;
 	uint64_t c0, s0, t0, t1, r0;
@@ -432,6 +481,8 @@ static int run_cell(const struct workload *w, unsigned int mode,
 		if (w->inval_attr && srv_notify_inval_attr(m.fuse_fd,
 							   m.file_nodeid))
 			die("notify");
+		if (w->drop_dentries)
+			drop_dentries();
 		if (wb)
 			next_time_tick();
 		ret = w->op(&m);
@@ -453,6 +504,8 @@ static int run_cell(const struct workload *w, unsigned int mode,
 			if (w->inval_attr &&
 			    srv_notify_inval_attr(m.fuse_fd, m.file_nodeid))
 				die("notify");
+			if (w->drop_dentries)
+				drop_dentries();
 			if (wb)
 				next_time_tick();
 			if (r == runs - 1 && i == count - 1)
@@ -488,6 +541,15 @@ static int run_cell(const struct workload *w, unsigned int mode,
 			res.round_trips++;
 		if (rec->opcode != FUSE_COMPOUND)
 			res.server_ops++;
+		if (rec->opcode == FUSE_LOOKUP_HANDLE ||
+		    rec->opcode == FUSE_MKOBJ_HANDLE)
+			by_handle++;
+	}
+	/* a handle mode that measured the classic requests measured nothing */
+	if (w->by_name && !by_handle != !modes[mode].max_handle_sz) {
+		errno = EPROTO;
+		die(by_handle ? "handle requests without handles negotiated" :
+				"handles negotiated, yet no handle request");
 	}
 	if (log_n(&m) >= SRV_LOG_MAX) {
 		errno = ENOSPC;
@@ -539,7 +601,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: fuse_bench [--modes m,...] [--delays us,...] "
 		   "[--count N] [--runs R]\n"
 		   "                  [--workloads w,...] [--writeback 0,1]\n"
-		   "modes: compound enosys eopnotsupp stock\n");
+		   "modes: compound enosys eopnotsupp stock handles "
+		   "handles_enosys\n");
 }
 
 int main(int argc, char **argv)
@@ -556,7 +619,7 @@ int main(int argc, char **argv)
 	};
 	unsigned int delays[8] = { 0, 100, 1000 }, ndelays = 3;
 	unsigned int wbs[2] = { 0, 1 }, nwbs = 2;
-	int mode_idx[4] = { 0, 1, 2 }, nmodes = 3;
+	int mode_idx[NMODES] = { 0, 1, 2 }, nmodes = 3;
 	const char *only = NULL;
 	unsigned int count = 40, runs = 5, b, d, w;
 	int c, i;
@@ -566,7 +629,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'm':
 			nmodes = 0;
-			for (tok = strtok(optarg, ","); tok && nmodes < 4;
+			for (tok = strtok(optarg, ","); tok && nmodes < (int)NMODES;
 			     tok = strtok(NULL, ",")) {
 				mode_idx[nmodes] = find_mode(tok);
 				if (mode_idx[nmodes++] < 0) {

@@ -3,7 +3,8 @@
 
 Each input is a JSON-lines file with one object per cell (bench/fuse_bench.c
 prints them).  Cells are keyed by workload, writeback cache and delay; the
-modes (compound, enosys, eopnotsupp on the patched kernel; stock) are set
+modes (compound, enosys, eopnotsupp, handles, handles_enosys on the patched
+kernel; stock) are set
 side by side.
 """
 import argparse
@@ -11,7 +12,7 @@ import json
 import statistics
 import sys
 
-MODES = ["stock", "compound", "enosys", "eopnotsupp"]
+MODES = ["stock", "compound", "enosys", "eopnotsupp", "handles", "handles_enosys"]
 
 
 def percentile(values, p):
@@ -137,7 +138,8 @@ def plot(path, cells, order, modes):
                              figsize=(6 * len(wbs), 2.6 * len(workloads)))
     width = 0.8 / max(len(modes), 1)
     colours = {"stock": "#777777", "compound": "#1f77b4",
-               "enosys": "#2ca02c", "eopnotsupp": "#d62728"}
+               "enosys": "#2ca02c", "eopnotsupp": "#d62728",
+               "handles": "#9467bd", "handles_enosys": "#8c564b"}
     for i, w in enumerate(workloads):
         for j, wb in enumerate(wbs):
             ax = axes[i][j]

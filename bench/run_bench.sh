@@ -15,8 +15,9 @@ bench/bench.config (no bug detectors) for the patched tree (the series
 applied) and for the stock tree (none), boots each once under QEMU, and
 runs bench/fuse_bench there: every workload x service delay x writeback
 cache setting, against the servers of servers/ answering compounds
-(compound), refusing them with ENOSYS (enosys) or EOPNOTSUPP (eopnotsupp);
-on the stock kernel the same compliant server (stock).
+(compound), refusing them with ENOSYS (enosys) or EOPNOTSUPP (eopnotsupp),
+and the same with file handles negotiated (handles, handles_enosys); on
+the stock kernel the same compliant server (stock).
 
 Round trips and server operations per operation are exact (the server's
 log); latency is the median and the 10th-90th percentile of every
@@ -94,7 +95,7 @@ bench_kernel() {
 	t0=$(now)
 	lock_tree "$tree_name"
 	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" --name "$tree_name" "$@") || exit $?
-	modes=compound,enosys,eopnotsupp
+	modes=compound,enosys,eopnotsupp,handles,handles_enosys
 	[ "$name" = stock ] && modes=stock
 	(
 		cd "$tree"
