@@ -226,7 +226,7 @@ static int act(struct mnt *m, struct shared *sh, enum action a)
 	return -EINVAL;
 }
 
-TEST_F(broken, the_caller_gets_eio_and_nothing_granted_leaks)
+TEST_F(broken, the_call_fails_and_nothing_granted_leaks)
 {
 	const struct srv_record *rec;
 	unsigned int from = nreq(&self->m);
