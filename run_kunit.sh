@@ -134,7 +134,7 @@ main() {
 	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$results/kunit.ktap" \
 		--title "KUnit ($(git log -1 --format=%s 2>/dev/null | cut -c1-60))" \
 		--console "$results/console.log" \
-		--expect-warn fs/fuse/dev.c:fuse_compound_send \
+		"${EXPECT_WARN_ARGS[@]}" \
 		--json "$results/summary.json" --junit "$results/junit.xml" || rc=$?
 	log "times: prepare ${t_prep}s, build ${t_build}s, run ${t_run}s; results in $results"
 	exit "$rc"

@@ -160,7 +160,7 @@ kunit_results() {
 	[ "$booted" -eq 1 ] || args=(--cut-short-by-crash)
 	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$dir/kunit.ktap" \
 		--title "KUnit in the guest" --console "$results/console-boot.log" \
-		--expect-warn fs/fuse/dev.c:fuse_compound_send \
+		"${EXPECT_WARN_ARGS[@]}" \
 		--json "$dir/summary.json" --junit "$dir/junit.xml" "${args[@]}" || rc=$?
 	return "$rc"
 }
@@ -222,7 +222,7 @@ main() {
 			python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$results/selftests.ktap" \
 				--title "selftests (not run: the kernel crashed while booting)" \
 				--suite selftests --console "$results/console-boot.log" \
-				--expect-warn fs/fuse/dev.c:fuse_compound_send \
+				"${EXPECT_WARN_ARGS[@]}" \
 				--json "$results/summary.json" --junit "$results/junit.xml" \
 				--cut-short-by-crash || true
 			exit "$EXIT_FAIL"

@@ -110,7 +110,7 @@ main() {
 		python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$results/kunit/kunit.ktap" \
 			--kunit-dir "$src/kunit" --title "KUnit on $(basename "$kernel")" \
 			--console "$results/kunit/console.log" \
-			--expect-warn fs/fuse/dev.c:fuse_compound_send \
+			"${EXPECT_WARN_ARGS[@]}" \
 			--json "$results/kunit/summary.json" || rc=$?
 	fi
 	sed -i '/^FUSEGATE-TESTS-DONE/d' "$results/selftests.ktap"
