@@ -13,7 +13,11 @@ Check the series kernel-patches/ (or --series) the way a FUSE maintainer
 would before taking it:
   1. scripts/checkpatch.pl --strict --no-signoff on every patch;
   2. every patch applied in turn builds fs/fuse/ (bisectability) with W=1
-     and C=1 (sparse), and reports no warning.
+     and C=1 (sparse), and reports no warning;
+  3. the whole series keeps the transport and the filesystem layer apart
+     (scripts/check-layering.sh): dev.c builds without fuse_i.h (2. builds
+     it; nothing it includes brings fuse_i.h along), and no filesystem file
+     includes fuse_dev_i.h, the transport's internals.
 
 checkpatch findings fail the check, except the two types it documents as
 having false positives that this series cannot avoid: ENOSYS (the FUSE
@@ -129,6 +133,8 @@ main() {
 			echo "each patch builds fs/fuse/ with W=1 C=1 (sparse), no warning:"
 			build_each || rc=1
 		fi
+		echo "transport/filesystem layering at the last patch:"
+		"$FUSEGATE_ROOT/scripts/check-layering.sh" . || rc=1
 		if [ "$rc" -eq 0 ]; then
 			echo "series check: clean"
 		else
