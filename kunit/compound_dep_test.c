@@ -194,7 +194,7 @@ static void dep_served_for_a_server_of_minor_8(struct kunit *test)
 	struct fk_ctx *ctx = fk_ctx_create(test, serve_minor_8);
 	struct fk_batch *b;
 
-	ctx->fc->minor = 8;
+	ctx->fc->ch.minor = 8;
 	b = send_with_dependent(test, ctx, FUSE_LOOKUP, "child");
 	/* minor < 12: no compound at all, the two ops one by one */
 	KUNIT_EXPECT_EQ(test, ctx->ncompounds, 0U);

@@ -155,10 +155,10 @@ struct fk_ctx *fk_ctx_create(struct kunit *test, fk_server_fn serve)
 
 	fuse_conn_init(fc, fm, current_user_ns(), &fk_fiq_ops, ctx);
 	fc->release = fuse_free_conn;
-	fc->minor = FUSE_KERNEL_MINOR_VERSION;
+	fc->ch.minor = FUSE_KERNEL_MINOR_VERSION;
 	/* As after a FUSE_INIT reply; pairs with smp_rmb() in fuse_get_req() */
 	smp_wmb();
-	fc->initialized = 1;
+	fc->ch.initialized = 1;
 	ctx->fc = fc;
 	ctx->fm = fm;
 	KUNIT_ASSERT_EQ(test, 0,
