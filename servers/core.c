@@ -96,7 +96,7 @@ static void tree_init(struct srv *s)
 
 	memset(s->nodes, 0, sizeof(s->nodes));
 	s->nodes[1].used = true;
-	s->nodes[1].mode = S_IFDIR | 0755;
+	s->nodes[1].mode = S_IFDIR | (s->cfg->root_perm ? s->cfg->root_perm : 0755);
 	f = node_add(s, 1, "file", S_IFREG | 0644);
 	s->nodes[f].data = strdup("hello\n");
 	s->nodes[f].size = 6;
@@ -487,6 +487,8 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 	struct node *n = node_get(s, nodeid);
 
 	*out_len = 0;
+	if (opcode == s->cfg->unknown_opcode)
+		return -ENOSYS;
 	if (!n)
 		return -ENOENT;	/* also nodeid 0: an unresolved dependency */
 
@@ -709,6 +711,8 @@ static uint64_t record_arg(const struct fuse_in_header *ih)
 	case FUSE_MKOBJ_HANDLE:
 		fh = ext_handle(ih);
 		return fh ? fh->size : 0;
+	case FUSE_STATX:
+		return ((const struct fuse_statx_in *)(ih + 1))->sx_mask;
 	default:
 		return 0;
 	}
@@ -999,6 +1003,11 @@ static int do_init(struct srv *s, const struct fuse_in_header *ih)
 		out.flags |= FUSE_WRITEBACK_CACHE;
 	if (s->cfg->export_support)
 		out.flags |= FUSE_EXPORT_SUPPORT;
+	if (s->cfg->allow_idmap && (in->flags & FUSE_INIT_EXT) &&
+	    (in->flags2 & (FUSE_ALLOW_IDMAP >> 32))) {
+		out.flags |= FUSE_INIT_EXT;
+		out.flags2 |= FUSE_ALLOW_IDMAP >> 32;
+	}
 	if (s->cfg->max_handle_sz && (in->flags & FUSE_INIT_EXT) &&
 	    (in->flags2 & (FUSE_HAS_LOOKUP_HANDLE >> 32))) {
 		out.flags |= FUSE_INIT_EXT;
@@ -1057,13 +1066,19 @@ int srv_notify_inval_attr(int fd, uint64_t nodeid)
 
 int srv_mount(const char *mountpoint)
 {
-	char opts[128];
+	return srv_mount_opts(mountpoint, NULL);
+}
+
+int srv_mount_opts(const char *mountpoint, const char *extra)
+{
+	char opts[256];
 	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
 	snprintf(opts, sizeof(opts),
-		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other", fd);
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other%s%s",
+		 fd, extra ? "," : "", extra ? extra : "");
 	if (mount("fusegate", mountpoint, "fuse", MS_NOSUID | MS_NODEV, opts)) {
 		int err = -errno;
 

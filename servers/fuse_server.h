@@ -51,8 +51,15 @@ struct fuse_mkobj_handle_in {
 	uint32_t rdev;
 };
 #endif
-/* Where fuse_init_out keeps max_handle_sz (unused[] in older headers) */
-#define SRV_INIT_MAX_HANDLE_SZ_OFF	40
+/*
+ * Where fuse_init_out keeps max_handle_sz (unused[] in older headers): at
+ * byte 42, after upstream's uint16_t request_timeout (7.43) at byte 40
+ */
+#define SRV_INIT_MAX_HANDLE_SZ_OFF	42
+#define SRV_INIT_REQUEST_TIMEOUT_OFF	40
+#ifndef FUSE_ALLOW_IDMAP
+#define FUSE_ALLOW_IDMAP	(1ULL << 40)
+#endif
 
 /* FUSE_STATX (protocol 7.39), for headers that predate it */
 #if FUSE_KERNEL_MINOR_VERSION < 39
@@ -133,7 +140,8 @@ struct srv_record {
 	uint64_t arg;		/* WRITE: where it ends; INTERRUPT: unique it
 				 * names; [LIST|GET]XATTR: buffer size asked;
 				 * LOOKUP_HANDLE, MKOBJ_HANDLE: the size of
-				 * the parent's handle sent (0: none) */
+				 * the parent's handle sent (0: none);
+				 * STATX: the fields asked (sx_mask) */
 	uint32_t uid, gid, pid;	/* the caller, as the header names it */
 	uint8_t sub;		/* a subrequest of the compound before it */
 	uint8_t dep_index;
@@ -178,6 +186,17 @@ struct srv_config {
 	 */
 	uint16_t max_handle_sz;
 	/*
+	 * An opcode this server does not know: answered ENOSYS, as a server
+	 * that predates it does (0: none)
+	 */
+	uint32_t unknown_opcode;
+	/* FUSE_ALLOW_IDMAP at INIT (with default_permissions in mount_opts) */
+	bool allow_idmap;
+	/* more mount options, after the ones srv_mount() always gives */
+	const char *mount_opts;
+	/* the root directory's permission bits; 0: 0755 */
+	uint32_t root_perm;
+	/*
 	 * No test reads this server's log or wakes it (the fuzzer): no log,
 	 * no event byte per request, no control fd to poll; three system
 	 * calls less per request.  mnt_start() honours it.
@@ -206,6 +225,8 @@ struct srv_config {
 
 /* Open /dev/fuse and mount it on @mountpoint; returns the fd or -errno */
 int srv_mount(const char *mountpoint);
+/* The same with more mount options (@extra, or NULL) */
+int srv_mount_opts(const char *mountpoint, const char *extra);
 /* Serve the mounted @fd until unmounted or aborted; returns an exit status */
 int srv_run_fd(const struct srv_config *cfg, int fd);
 
