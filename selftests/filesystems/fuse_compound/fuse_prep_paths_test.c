@@ -223,19 +223,6 @@ TEST_F(statx, directories_keep_their_type_and_link_count)
  */
 SERVER_FIXTURE_CFG(export_support, SRV_COMPLIANT, LONG, LONG, cfg.export_support = true)
 
-/* Evict every unused dentry and inode; true when the kernel did */
-static bool drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, "2", 1) == 1;
-	close(fd);
-	return ok;
-}
-
 static unsigned int lookups_in(struct mnt *m, unsigned int from, uint64_t nodeid)
 {
 	unsigned int i, n = 0;

@@ -181,6 +181,12 @@ struct bad_variant {
 	void (*edit)(struct srv_reply *r, unsigned int t);
 	unsigned int t;		/* the subreply it breaks: FIRST or LAST */
 	bool taken;		/* a control: the reply is well-formed */
+	/*
+	 * refused_reply_gives_back: the fault comes after the OPEN subreply,
+	 * which the kernel read whole: the file the server opened is
+	 * released, though the open fails
+	 */
+	bool opened;
 };
 
 /* Runs in the server: every compound's reply is broken as the variant says */
@@ -204,39 +210,47 @@ FIXTURE_VARIANT(bad_open_reply) {
 /* A variant per way of breaking each rule: its name leads with the rule's */
 FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_compound_out) { { cut_in_compound_out, FIRST } };
 FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_subheader_first) { { cut_in_subheader, FIRST } };
-FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_subheader_last) { { cut_in_subheader, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_subheader_last) {
+	{ cut_in_subheader, LAST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_subheader_one_subreply) {
-	{ cut_in_subheader_one_subreply, FIRST } };
+	{ cut_in_subheader_one_subreply, FIRST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_payload_first) { { cut_in_payload, FIRST } };
-FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_payload_last) { { cut_in_payload, LAST } };
-FIXTURE_VARIANT_ADD(bad_open_reply, trailing_bytes) { { trailing_bytes, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, cut_in_payload_last) {
+	{ cut_in_payload, LAST, .opened = true } };
+FIXTURE_VARIANT_ADD(bad_open_reply, trailing_bytes) {
+	{ trailing_bytes, LAST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, trailing_bytes_three_subreplies) {
-	{ trailing_bytes_three_subreplies, FIRST } };
+	{ trailing_bytes_three_subreplies, FIRST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_reordered) { { sub_unique_reordered, FIRST } };
-FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_duplicated) { { sub_unique_duplicated, FIRST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_duplicated) {
+	{ sub_unique_duplicated, FIRST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_skipped_first) { { sub_unique_skipped, FIRST } };
-FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_skipped_last) { { sub_unique_skipped, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sub_unique_skipped_last) {
+	{ sub_unique_skipped, LAST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, sublen_below_header_first) { { sublen_below_header, FIRST } };
-FIXTURE_VARIANT_ADD(bad_open_reply, sublen_below_header_last) { { sublen_below_header, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, sublen_below_header_last) {
+	{ sublen_below_header, LAST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, sub_error_range_positive_first) {
 	{ sub_error_range_positive, FIRST } };
 FIXTURE_VARIANT_ADD(bad_open_reply, sub_error_range_positive_last) {
-	{ sub_error_range_positive, LAST } };
+	{ sub_error_range_positive, LAST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, sub_error_range_below_first) {
 	{ sub_error_range_below, FIRST } };
 FIXTURE_VARIANT_ADD(bad_open_reply, sub_error_range_below_last) {
-	{ sub_error_range_below, LAST } };
+	{ sub_error_range_below, LAST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, error_with_payload_first) { { error_with_payload, FIRST } };
-FIXTURE_VARIANT_ADD(bad_open_reply, error_with_payload_last) { { error_with_payload, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, error_with_payload_last) {
+	{ error_with_payload, LAST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, error_with_payload_none_is_taken) {
 	{ error_without_payload, LAST, .taken = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_long_first) {
 	{ payload_mismatch_long, FIRST } };
-FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_long_last) { { payload_mismatch_long, LAST } };
+FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_long_last) {
+	{ payload_mismatch_long, LAST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_short_first) {
 	{ payload_mismatch_short, FIRST } };
 FIXTURE_VARIANT_ADD(bad_open_reply, payload_mismatch_short_last) {
-	{ payload_mismatch_short, LAST } };
+	{ payload_mismatch_short, LAST, .opened = true } };
 FIXTURE_VARIANT_ADD(bad_open_reply, compound_out_reserved) { { compound_out_reserved, FIRST } };
 
 FIXTURE_SETUP(bad_open_reply)
@@ -290,6 +304,12 @@ TEST_F(bad_open_reply, a_broken_reply_fails_the_open_and_the_mount_stays_usable)
 	EXPECT_EQ(0, stat(path(&self->m, "dir"), &st));
 	EXPECT_EQ(-EIO, open_append_write(&self->m, "file"));
 	EXPECT_EQ(2, self->m.log->compounds);
+	/*
+	 * refused_reply_gives_back: each failed open released the file the
+	 * kernel read (before the open returned: the release is synchronous)
+	 */
+	EXPECT_EQ(variant->v.opened ? 2 : 0,
+		  count_since(&self->m, from, FUSE_RELEASE, false));
 }
 
 TEST_HARNESS_MAIN

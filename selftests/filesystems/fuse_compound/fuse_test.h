@@ -70,7 +70,7 @@ static inline int mnt_start(struct mnt *m, struct srv_config cfg)
 		return -ENOMEM;
 	fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
 	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
-	fd = srv_mount(m->dir);
+	fd = srv_mount_opts(m->dir, cfg.mount_opts);
 	if (fd < 0)
 		return fd;
 	cfg.mountpoint = m->dir;
@@ -210,6 +210,19 @@ static inline const struct srv_record *raw_write_in_statfs(struct mnt *m)
 	if (!rec || !wait_replied(m, rec))
 		return NULL;
 	return srv_log_find_raw(m->log, 0);
+}
+
+/* Evict every unused dentry and inode; true when the kernel did */
+static inline bool drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, "2", 1) == 1;
+	close(fd);
+	return ok;
 }
 
 /* A syscall's result, or -errno when it failed */
