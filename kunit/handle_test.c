@@ -3,13 +3,18 @@
  * KUnit: file handles (FUSE_HAS_LOOKUP_HANDLE).
  *
  * fuse_handle_check: which handles a reply may carry, row by row.
- * fuse_handle_inode: a handle kept with its inode, inline or not.
+ * fuse_handle_inode: a handle kept with its inode, inline or not, and
+ * whether a lookup's handle is the inode's (match, adopted, mismatch),
+ * also when lookups of one object race.
  * fuse_handle_ext: the FUSE_EXT_HANDLE extension naming a parent.
  * fuse_handle_dep: LOOKUP_HANDLE as the producer of a dependent op, its
  * handle the variable-length out-arg, with and without compounds.
  */
 
 #include "fuse_kunit.h"
+
+#include <linux/completion.h>
+#include <linux/kthread.h>
 
 struct handle_check_case {
 	const char *name;
@@ -101,28 +106,41 @@ static void handle_size_desc(const u16 *size, char *desc)
 
 KUNIT_ARRAY_PARAM(handle_size, handle_sizes, handle_size_desc);
 
-static void handle_kept_is_the_handle_given(struct kunit *test)
+static void expect_kept(struct kunit *test, struct fuse_inode *fi,
+			const struct fuse_file_handle *fh)
+{
+	KUNIT_ASSERT_EQ(test, fi->fh_size, fh->size);
+	if (fh->size > FUSE_INLINE_HANDLE_SZ) {
+		/* a buffer of its own: the inline bytes are not it */
+		KUNIT_EXPECT_PTR_NE(test, (void *)fi->fh_ext,
+				    (void *)fi->fh_inline);
+		KUNIT_EXPECT_MEMEQ(test, fi->fh_ext, fh->handle, fh->size);
+	} else {
+		KUNIT_EXPECT_MEMEQ(test, fi->fh_inline, fh->handle, fh->size);
+	}
+}
+
+/* ADOPTED: an inode without a handle takes the first one, then MATCHes it */
+static void handle_match_adopts_then_matches(struct kunit *test)
 {
 	const u16 *size = test->param_value;
 	struct fuse_inode *fi = make_inode(test);
 	struct fuse_file_handle *fh = make_handle(test, *size, 1);
+	struct fuse_file_handle *same = make_handle(test, *size, 1);
 
-	fuse_inode_set_handle(fi, fh);
-	KUNIT_EXPECT_EQ(test, fi->fh_size, *size);
-	if (*size > FUSE_INLINE_HANDLE_SZ) {
-		/* a buffer of its own: the inline bytes are not it */
-		KUNIT_EXPECT_PTR_NE(test, (void *)fi->fh_ext,
-				    (void *)fi->fh_inline);
-		KUNIT_EXPECT_MEMEQ(test, fi->fh_ext, fh->handle, *size);
-	} else {
-		KUNIT_EXPECT_MEMEQ(test, fi->fh_inline, fh->handle, *size);
-	}
-	KUNIT_EXPECT_TRUE(test, fuse_inode_handle_eq(fi, fh));
+	KUNIT_EXPECT_EQ(test, fuse_inode_match_handle(fi, fh, true),
+			FUSE_HANDLE_ADOPTED);
+	expect_kept(test, fi, fh);
+	KUNIT_EXPECT_EQ(test, fuse_inode_match_handle(fi, same, true),
+			FUSE_HANDLE_MATCH);
+	KUNIT_EXPECT_EQ(test, fuse_inode_match_handle(fi, same, false),
+			FUSE_HANDLE_MATCH);
 	fuse_inode_free_handle(fi);
 	KUNIT_EXPECT_EQ(test, fi->fh_size, 0);
 }
 
-static void handle_another_one_is_not_equal(struct kunit *test)
+/* MISMATCH: another handle, by a byte or a length, and the inode keeps its */
+static void handle_match_another_one_mismatches(struct kunit *test)
 {
 	const u16 *size = test->param_value;
 	struct fuse_inode *fi = make_inode(test);
@@ -130,43 +148,112 @@ static void handle_another_one_is_not_equal(struct kunit *test)
 	struct fuse_file_handle *other = make_handle(test, *size, 1);
 	struct fuse_file_handle *longer = make_handle(test, *size + 1, 1);
 
-	fuse_inode_set_handle(fi, fh);
+	KUNIT_ASSERT_EQ(test, fuse_inode_match_handle(fi, fh, true),
+			FUSE_HANDLE_ADOPTED);
 	/* the last byte differs */
 	other->handle[*size - 1] ^= 0xff;
-	KUNIT_EXPECT_FALSE(test, fuse_inode_handle_eq(fi, other));
+	KUNIT_EXPECT_EQ(test, fuse_inode_match_handle(fi, other, true),
+			FUSE_HANDLE_MISMATCH);
 	/* the same bytes and one more */
-	KUNIT_EXPECT_FALSE(test, fuse_inode_handle_eq(fi, longer));
+	KUNIT_EXPECT_EQ(test, fuse_inode_match_handle(fi, longer, true),
+			FUSE_HANDLE_MISMATCH);
+	expect_kept(test, fi, fh);
 	fuse_inode_free_handle(fi);
 }
 
-/* A handle, once set, is the inode's: a later one does not replace it */
-static void handle_set_once(struct kunit *test)
+/* A shorter handle whose bytes are a prefix of the inode's is another one */
+static void handle_match_a_prefix_mismatches(struct kunit *test)
+{
+	struct fuse_inode *fi = make_inode(test);
+	struct fuse_file_handle *fh = make_handle(test, 8, 1);
+
+	KUNIT_ASSERT_EQ(test, fuse_inode_match_handle(fi, fh, true),
+			FUSE_HANDLE_ADOPTED);
+	KUNIT_EXPECT_EQ(test,
+			fuse_inode_match_handle(fi, make_handle(test, 7, 1),
+						true),
+			FUSE_HANDLE_MISMATCH);
+	fuse_inode_free_handle(fi);
+}
+
+/* Without @adopt an inode without a handle matches and stays without */
+static void handle_match_without_adopting_keeps_none(struct kunit *test)
+{
+	struct fuse_inode *fi = make_inode(test);
+
+	KUNIT_EXPECT_EQ(test,
+			fuse_inode_match_handle(fi, make_handle(test, 1, 0),
+						false),
+			FUSE_HANDLE_MATCH);
+	KUNIT_EXPECT_EQ(test, fi->fh_size, 0);
+}
+
+/*
+ * Lookups of one object that run at once (hard links, parallel stat of an
+ * inode READDIRPLUS made without a handle): with the same handle, one of
+ * them adopts it and the others match, none mismatches.
+ */
+struct handle_race {
+	struct fuse_inode *fi;
+	const struct fuse_file_handle *fh;
+	atomic_t start;
+	atomic_t outcomes[3];
+	struct completion done;
+};
+
+static int handle_race_thread(void *data)
+{
+	struct handle_race *r = data;
+
+	atomic_dec(&r->start);
+	while (atomic_read(&r->start) > 0)
+		cond_resched();
+	atomic_inc(&r->outcomes[fuse_inode_match_handle(r->fi, r->fh, true)]);
+	complete(&r->done);
+	return 0;
+}
+
+static void handle_match_racing_lookups_agree(struct kunit *test)
 {
 	const u16 *size = test->param_value;
-	struct fuse_inode *fi = make_inode(test);
-	struct fuse_file_handle *fh = make_handle(test, *size, 1);
-	struct fuse_file_handle *later = make_handle(test, *size, 9);
+	struct fuse_file_handle *fh = make_handle(test, *size, 3);
+	struct handle_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned int round, i;
 
-	fuse_inode_set_handle(fi, fh);
-	fuse_inode_set_handle(fi, later);
-	KUNIT_EXPECT_TRUE(test, fuse_inode_handle_eq(fi, fh));
-	KUNIT_EXPECT_FALSE(test, fuse_inode_handle_eq(fi, later));
-	fuse_inode_free_handle(fi);
-}
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (round = 0; round < 200; round++) {
+		struct fuse_inode *fi = make_inode(test);
 
-static void handle_none_matches_no_handle(struct kunit *test)
-{
-	struct fuse_inode *fi = make_inode(test);
+		r->fi = fi;
+		r->fh = fh;
+		atomic_set(&r->start, 2);
+		for (i = 0; i < 3; i++)
+			atomic_set(&r->outcomes[i], 0);
+		init_completion(&r->done);
+		for (i = 0; i < 2; i++) {
+			struct task_struct *t;
 
-	KUNIT_EXPECT_FALSE(test, fuse_inode_handle_eq(fi, make_handle(test, 1, 0)));
+			t = kthread_run(handle_race_thread, r, "fuse-kunit-%u", i);
+			KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		}
+		wait_for_completion(&r->done);
+		wait_for_completion(&r->done);
+		KUNIT_EXPECT_EQ(test, atomic_read(&r->outcomes[FUSE_HANDLE_ADOPTED]), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&r->outcomes[FUSE_HANDLE_MATCH]), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&r->outcomes[FUSE_HANDLE_MISMATCH]), 0);
+		expect_kept(test, fi, fh);
+		fuse_inode_free_handle(fi);
+	}
 }
 
 static struct kunit_case handle_inode_test_cases[] = {
-	KUNIT_CASE_PARAM(handle_set_once, handle_size_gen_params),
-	KUNIT_CASE(handle_none_matches_no_handle),
-	KUNIT_CASE_PARAM(handle_kept_is_the_handle_given,
+	KUNIT_CASE_PARAM(handle_match_adopts_then_matches,
 			 handle_size_gen_params),
-	KUNIT_CASE_PARAM(handle_another_one_is_not_equal,
+	KUNIT_CASE_PARAM(handle_match_another_one_mismatches,
+			 handle_size_gen_params),
+	KUNIT_CASE(handle_match_a_prefix_mismatches),
+	KUNIT_CASE(handle_match_without_adopting_keeps_none),
+	KUNIT_CASE_PARAM(handle_match_racing_lookups_agree,
 			 handle_size_gen_params),
 	{}
 };
@@ -212,7 +299,7 @@ static void handle_ext_names_the_parent(struct kunit *test)
 	struct fuse_file_handle *fh = make_handle(test, *size, 0x40);
 	struct fuse_args args = { .in_numargs = 1 };
 
-	fuse_inode_set_handle(dir, fh);
+	fuse_inode_match_handle(dir, fh, true);
 	KUNIT_EXPECT_EQ(test, fuse_add_parent_handle(&args, &dir->inode), 0);
 	KUNIT_EXPECT_EQ(test, args.ext_idx, 1);
 	KUNIT_EXPECT_EQ(test, args.in_numargs, 2);
@@ -237,7 +324,7 @@ static void handle_ext_follows_other_extensions(struct kunit *test)
 	args.in_args[1].size = 16;
 	args.in_args[1].value = first;
 
-	fuse_inode_set_handle(dir, fh);
+	fuse_inode_match_handle(dir, fh, true);
 	KUNIT_EXPECT_EQ(test, fuse_add_parent_handle(&args, &dir->inode), 0);
 	KUNIT_EXPECT_EQ(test, args.in_numargs, 2);
 	first = (void *)args.in_args[1].value;
@@ -311,7 +398,7 @@ static void mkobj_args_carry_the_object_and_its_attributes(struct kunit *test)
 	in = a->in_args[0].value;
 	KUNIT_EXPECT_EQ(test, in->mode, (u32)c->mode);
 	KUNIT_EXPECT_EQ(test, in->umask, (u32)current_umask());
-	KUNIT_EXPECT_EQ(test, in->open_flags, c->open_flags);
+	KUNIT_EXPECT_EQ(test, in->flags, c->open_flags);
 	KUNIT_EXPECT_EQ(test, in->rdev, new_encode_dev(c->rdev));
 	KUNIT_ASSERT_EQ(test, a->in_args[1].size, names);
 	KUNIT_EXPECT_MEMEQ(test, a->in_args[1].value, "obj", 4);
@@ -477,6 +564,32 @@ static void handle_size_mismatch_is_a_malformed_reply(struct kunit *test)
 	b = send_lookup_handle(test, ctx);
 	KUNIT_EXPECT_EQ(test, b->errors[0], -EIO);
 	KUNIT_EXPECT_EQ(test, ctx->write_err, -EINVAL);
+	/* the entry was read before the handle: its caller gives it back */
+	KUNIT_EXPECT_EQ(test, b->entry.nodeid, (u64)FK_CHILD_NODEID);
+}
+
+/*
+ * A lookup by handle costs one round trip only in a compound: where the
+ * server does not run them, the fallback does not send LOOKUP_HANDLE and
+ * its attribute op alone (the caller sends a classic LOOKUP instead)
+ */
+static void handle_lookup_is_never_sent_alone(struct kunit *test)
+{
+	struct fk_ctx *ctx = fk_ctx_refusing(test, FK_UNKNOWN_OPCODE);
+	const struct qstr name = QSTR_INIT("child", 5);
+	struct fuse_handle_lookup *hl;
+
+	hl = kunit_kzalloc(test, sizeof(*hl), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hl);
+	ctx->fc->max_handle_sz = 16;
+	fuse_handle_lookup_init(hl, ctx->fc, FUSE_ROOT_ID, &name);
+	KUNIT_EXPECT_EQ(test, fuse_compound_send(ctx->fm, hl->ops, 2), 0);
+	KUNIT_EXPECT_EQ(test, hl->errors[0], -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, hl->errors[1], -EOPNOTSUPP);
+	/* the refused compound, nothing after it */
+	KUNIT_EXPECT_EQ(test, ctx->nrequests, 1U);
+	KUNIT_EXPECT_EQ(test, fk_count(ctx, FUSE_LOOKUP_HANDLE, false), 0U);
+	KUNIT_EXPECT_TRUE(test, ctx->fc->no_compound);
 }
 
 static struct kunit_case handle_dep_test_cases[] = {
@@ -484,6 +597,7 @@ static struct kunit_case handle_dep_test_cases[] = {
 			 handle_path_gen_params),
 	KUNIT_CASE(dep_lookup_handle_in_the_fallback),
 	KUNIT_CASE(dep_lookup_handle_in_a_compound),
+	KUNIT_CASE(handle_lookup_is_never_sent_alone),
 	{}
 };
 
