@@ -47,11 +47,15 @@ record_infra() {
 # Packages every runner needs on a Debian 12 machine
 # The WARNs the KUnit suites provoke on purpose (an operation that depends
 # on a later one, a compound with page arguments), by FILE:FUNCTION, for
-# scripts/ktap_report.py.  fuse_compound_send() is in dev.c up to patch 31
-# of the series and in compound.c from patch 32 (the transport/fs split).
+# scripts/ktap_report.py.  fuse_compound_send() is in dev.c up to the
+# transport/fs split of the series and in compound.c after it; from the
+# creations by file handle on, its checks are inlined into
+# fuse_compound_send_idmap(), which it calls.
 EXPECT_WARN_ARGS=(
 	--expect-warn fs/fuse/compound.c:fuse_compound_send
 	--expect-warn fs/fuse/dev.c:fuse_compound_send
+	--expect-warn fs/fuse/compound.c:fuse_compound_send_idmap
+	--expect-warn fs/fuse/dev.c:fuse_compound_send_idmap
 )
 
 FUSEGATE_PACKAGES=(
