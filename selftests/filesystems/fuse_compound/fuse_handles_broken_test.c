@@ -692,6 +692,12 @@ TEST_F(partial_statx, partial_statx_falls_back_to_getattr)
 		EXPECT_EQ(6, st.st_size);
 		EXPECT_EQ(S_IFREG | 0644, st.st_mode);
 	}
+	/* and remembered: the next lookup asks GETATTR in its compound */
+	from = nreq(&self->m);
+	ASSERT_EQ(0, stat(path(&self->m, "empty"), &st));
+	EXPECT_EQ(1, round_trips_since(&self->m, from));
+	EXPECT_EQ(0, ops_since(&self->m, from, FUSE_STATX));
+	EXPECT_EQ(1, count_since(&self->m, from, FUSE_GETATTR, true));
 }
 
 /* --- a server that offers handles but does not know their requests --- */

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <grp.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -383,6 +385,105 @@ TEST_F(creds, creation_credentials_are_the_callers)
 	/* with compounds, by handle; without, the classic requests */
 	EXPECT_EQ(variant->behaviour == SRV_COMPLIANT ? 4 : 0,
 		  ops_since(&self->m, from, FUSE_MKOBJ_HANDLE));
+}
+
+/*
+ * Through an idmapped mount the creations stay classic, and carry the
+ * mount's mapping of the caller's ids: here the caller's uid and gid
+ * appear to the server as IDMAP_UID and IDMAP_GID (a user namespace that
+ * maps them to the caller's, attached to a clone of the mount)
+ */
+#define IDMAP_UID	2000
+#define IDMAP_GID	2001
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* A user namespace mapping IDMAP_UID/GID to the caller's ids; its fd */
+static int idmap_userns(void)
+{
+	char path[64], map[64];
+	int pipefd[2], fd = -1;
+	pid_t pid;
+	char c;
+
+	if (pipe(pipefd))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(pipefd[1]);
+		if (unshare(CLONE_NEWUSER))
+			_exit(1);
+		/* wait until the parent has taken the namespace */
+		_exit(read(pipefd[0], &c, 1) < 0);
+	}
+	close(pipefd[0]);
+	/* the child unshared once its uid_map can be written */
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	snprintf(map, sizeof(map), "%d %d 1\n", IDMAP_UID, CALLER_UID);
+	while (write_file(path, map) == -EPERM)
+		sched_yield();
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
+	if (!write_file(path, "deny")) {
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+		snprintf(map, sizeof(map), "%d %d 1\n", IDMAP_GID, CALLER_GID);
+		if (!write_file(path, map)) {
+			snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+	}
+	close(pipefd[1]);
+	waitpid(pid, NULL, 0);
+	return fd;
+}
+
+TEST_F(creds, creation_credentials_through_an_idmapped_mount)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP };
+	char idmapped[sizeof(self->m.dir) + 8];
+	unsigned int i, from = warm_up(_metadata, &self->m), seen = 0;
+	struct mnt through;
+	int tree;
+
+	snprintf(idmapped, sizeof(idmapped), "%s.idmap", self->m.dir);
+	ASSERT_EQ(0, mkdir(idmapped, 0755));
+	attr.userns_fd = idmap_userns();
+	ASSERT_LE(0, attr.userns_fd);
+	tree = open_tree(AT_FDCWD, self->m.dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	ASSERT_LE(0, tree);
+	ASSERT_EQ(0, mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)));
+	ASSERT_EQ(0, move_mount(tree, "", AT_FDCWD, idmapped,
+				MOVE_MOUNT_F_EMPTY_PATH));
+	close(tree);
+	close(attr.userns_fd);
+	/* the same creations, by the same caller, through the idmapped mount */
+	through = self->m;
+	memcpy(through.dir, idmapped, sizeof(through.dir));
+	EXPECT_EQ(0, create_all_as_caller(&through));
+	umount2(idmapped, MNT_DETACH);
+	rmdir(idmapped);
+	dump_log(_metadata, &self->m, from);
+	for (i = from; i < nreq(&self->m); i++) {
+		const struct srv_record *r = &self->m.log->rec[i];
+
+		if (!is_creation(r->opcode))
+			continue;
+		seen++;
+		EXPECT_NE(FUSE_MKOBJ_HANDLE, r->opcode);
+		EXPECT_EQ(IDMAP_UID, r->uid) TH_LOG("record %u, op %u", i, r->opcode);
+		EXPECT_EQ(IDMAP_GID, r->gid) TH_LOG("record %u, op %u", i, r->opcode);
+	}
+	EXPECT_EQ(4, seen);
 }
 
 /* --- what has no handle request stays classic --- */
