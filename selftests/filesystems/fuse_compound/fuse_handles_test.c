@@ -407,42 +407,53 @@ static int write_file(const char *path, const char *text)
 	return ret;
 }
 
-/* A user namespace mapping IDMAP_UID/GID to the caller's ids; its fd */
+/*
+ * A user namespace mapping IDMAP_UID/GID to the caller's ids: its fd, or
+ * -errno (the child could not unshare: a kernel without user namespaces)
+ */
 static int idmap_userns(void)
 {
-	char path[64], map[64];
-	int pipefd[2], fd = -1;
+	char path[64], map[64], c;
+	int up[2], down[2], fd = -EINVAL;
 	pid_t pid;
-	char c;
 
-	if (pipe(pipefd))
+	if (pipe(up) || pipe(down))
 		return -errno;
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		close(pipefd[1]);
+		close(up[0]);
+		close(down[1]);
 		if (unshare(CLONE_NEWUSER))
 			_exit(1);
-		/* wait until the parent has taken the namespace */
-		_exit(read(pipefd[0], &c, 1) < 0);
+		/* unshared: the parent maps it, takes it, then lets go */
+		if (write(up[1], "u", 1) != 1)
+			_exit(1);
+		_exit(read(down[0], &c, 1) < 0);
 	}
-	close(pipefd[0]);
-	/* the child unshared once its uid_map can be written */
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-	snprintf(map, sizeof(map), "%d %d 1\n", IDMAP_UID, CALLER_UID);
-	while (write_file(path, map) == -EPERM)
-		sched_yield();
-	snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
-	if (!write_file(path, "deny")) {
+	close(up[1]);
+	close(down[0]);
+	if (read(up[0], &c, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+		snprintf(map, sizeof(map), "%d %d 1\n", IDMAP_UID, CALLER_UID);
+		fd = write_file(path, map);
+		snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
+		if (!fd)
+			fd = write_file(path, "deny");
 		snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
 		snprintf(map, sizeof(map), "%d %d 1\n", IDMAP_GID, CALLER_GID);
-		if (!write_file(path, map)) {
-			snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+		if (!fd)
+			fd = write_file(path, map);
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+		if (!fd) {
 			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				fd = -errno;
 		}
 	}
-	close(pipefd[1]);
+	close(up[0]);
+	close(down[1]);
 	waitpid(pid, NULL, 0);
 	return fd;
 }
@@ -458,10 +469,13 @@ TEST_F(creds, creation_credentials_through_an_idmapped_mount)
 	snprintf(idmapped, sizeof(idmapped), "%s.idmap", self->m.dir);
 	ASSERT_EQ(0, mkdir(idmapped, 0755));
 	attr.userns_fd = idmap_userns();
-	ASSERT_LE(0, attr.userns_fd);
+	ASSERT_LE(0, (int)attr.userns_fd)
+		TH_LOG("a user namespace for the idmapping: %s",
+		       strerror(-(int)attr.userns_fd));
 	tree = open_tree(AT_FDCWD, self->m.dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	ASSERT_LE(0, tree);
-	ASSERT_EQ(0, mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)));
+	ASSERT_EQ(0, mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)))
+		TH_LOG("mount_setattr(MOUNT_ATTR_IDMAP): %s", strerror(errno));
 	ASSERT_EQ(0, move_mount(tree, "", AT_FDCWD, idmapped,
 				MOVE_MOUNT_F_EMPTY_PATH));
 	close(tree);
