@@ -191,7 +191,7 @@ FIXTURE_SETUP(broken)
 
 FIXTURE_TEARDOWN(broken)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 static int act(struct mnt *m, struct shared *sh, enum action a)
@@ -312,7 +312,7 @@ FIXTURE_SETUP(init_max)
 
 FIXTURE_TEARDOWN(init_max)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(init_max, out_of_range_keeps_the_classic_requests)
@@ -372,7 +372,7 @@ FIXTURE_SETUP(stale)
 
 FIXTURE_TEARDOWN(stale)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(stale, same_nodeid_with_another_handle_is_another_object)

@@ -69,7 +69,7 @@ FIXTURE_SETUP(handles)
 
 FIXTURE_TEARDOWN(handles)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /*

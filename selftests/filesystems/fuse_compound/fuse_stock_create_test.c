@@ -48,7 +48,7 @@ FIXTURE_SETUP(f)							\
 }									\
 FIXTURE_TEARDOWN(f)							\
 {									\
-	mnt_stop(&self->m);						\
+	mnt_stop(_metadata, &self->m);						\
 }
 
 static int stat_errno(struct mnt *m, const char *name)
@@ -469,7 +469,7 @@ FIXTURE_TEARDOWN(notify_entry)
 		perror("chdir");
 	if (self->held >= 0)
 		close(self->held);
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(notify_entry, the_notification_is_refused_or_drops_what_it_names)

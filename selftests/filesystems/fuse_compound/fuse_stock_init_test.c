@@ -189,7 +189,7 @@ static struct shared *start(struct mnt *m, const struct exchange *x)
 	}								\
 	FIXTURE_TEARDOWN(f)						\
 	{								\
-		mnt_stop(&self->m);					\
+		mnt_stop(_metadata, &self->m);					\
 		unlink(self->sh->backing);				\
 	}
 

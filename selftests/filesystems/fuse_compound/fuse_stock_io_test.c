@@ -230,17 +230,18 @@ static void setup_case(struct __test_metadata *_metadata, struct mnt *m,
 	      mount_case(m, c);
 	/* a failed setup has no teardown: no server may be left */
 	if (ret && b->server)
-		mnt_stop(b);
+		mnt_kill(b);
 	ASSERT_EQ(0, ret);
 }
 
-static void teardown_case(struct mnt *m, struct mnt *b)
+static void teardown_case(struct __test_metadata *_metadata, struct mnt *m,
+			  struct mnt *b)
 {
 	for (int i = 0; i < 3; i++)
 		close(sh->fd[i]);
-	mnt_stop(m);
+	mnt_stop(_metadata, m);
 	if (b->server)
-		mnt_stop(b);
+		mnt_stop(_metadata, b);
 }
 
 /* A fixture of io_case variants, and its test */
@@ -255,7 +256,7 @@ static void teardown_case(struct mnt *m, struct mnt *b)
 		setup_case(_metadata, &self->m, &self->b, &variant->c);	\
 	}								\
 	FIXTURE_TEARDOWN(name) {					\
-		teardown_case(&self->m, &self->b);			\
+		teardown_case(_metadata, &self->m, &self->b);			\
 	}								\
 	TEST_F(name, test) {						\
 		body(_metadata, &self->m, &variant->c);			\

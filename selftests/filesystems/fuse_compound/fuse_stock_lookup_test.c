@@ -180,7 +180,7 @@ FIXTURE_SETUP(lookup_reply)
 
 FIXTURE_TEARDOWN(lookup_reply)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(lookup_reply, the_entry_is_refused_and_the_root_keeps_its_inode)
@@ -324,7 +324,7 @@ FIXTURE_SETUP(revalidate)
 FIXTURE_TEARDOWN(revalidate)
 {
 	close(self->held);
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(revalidate, the_reply_decides_whether_the_dentry_and_inode_stay)
@@ -396,7 +396,7 @@ FIXTURE_SETUP(bad_inode)
 
 FIXTURE_TEARDOWN(bad_inode)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /* revalidate-bad-inode */
@@ -480,7 +480,7 @@ FIXTURE_SETUP(export)
 
 FIXTURE_TEARDOWN(export)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(export, a_handle_opens_only_the_node_it_names)
