@@ -500,6 +500,11 @@ static void books_init(const unsigned char *buf, size_t len)
 		max_handle_sz = max;
 }
 
+uint32_t srv_minor(void)
+{
+	return minor;
+}
+
 int srv_write(struct srv_log *log, int fd, const void *buf, size_t len)
 {
 	const struct fuse_out_header *oh = buf;

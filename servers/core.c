@@ -755,7 +755,8 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 		st->st.bsize = 4096;
 		st->st.frsize = 4096;
 		st->st.namelen = MAX_NAME;
-		*out_len = sizeof(*st);
+		/* the size of the minor INIT agreed on (fuse_adjust_compat()) */
+		*out_len = srv_minor() < 4 ? FUSE_COMPAT_STATFS_SIZE : sizeof(*st);
 		return 0;
 	}
 	case FUSE_READLINK:

@@ -290,6 +290,8 @@ int srv_write(struct srv_log *log, int fd, const void *buf, size_t len);
  * what they need to read its reply.
  */
 void srv_took(struct srv_log *log, const void *req, size_t len);
+/* The protocol minor the kernel took from the INIT reply (after the edit) */
+uint32_t srv_minor(void);
 
 /*
  * From an edit_reply function: write something else on /dev/fuse now (a
