@@ -328,8 +328,9 @@ static inline uint64_t books_outstanding(struct mnt *m)
 	return n;
 }
 
-/* Every imbalance, each reported; their number */
-static inline int books_report(struct __test_metadata *_metadata, struct mnt *m)
+/* Every imbalance, each reported (with @log); their number */
+static inline int books_report(struct __test_metadata *_metadata, struct mnt *m,
+			       bool log)
 {
 	uint64_t nodeid, granted, forgotten;
 	unsigned int i;
@@ -340,7 +341,8 @@ static inline int books_report(struct __test_metadata *_metadata, struct mnt *m)
 		if (!books_node(m, i, &nodeid, &granted, &forgotten, &by) ||
 		    nodeid == FUSE_ROOT_ID || granted == forgotten)
 			continue;
-		TH_LOG("books: nodeid %llu: %llu lookups granted (the last by opcode %u), %llu given back%s",
+		if (log)
+			TH_LOG("books: nodeid %llu: %llu lookups granted (the last by opcode %u), %llu given back%s",
 		       (unsigned long long)nodeid, (unsigned long long)granted,
 		       by, (unsigned long long)forgotten,
 		       granted < forgotten ? ": forgotten more than granted" : "");
@@ -353,7 +355,9 @@ static inline int books_report(struct __test_metadata *_metadata, struct mnt *m)
 			continue;
 		if (!b->opened && !b->released)
 			continue;
-		if (!b->opened)
+		if (!log)
+			;
+		else if (!b->opened)
 			TH_LOG("books: fh %llu: released %u times (opcode %u), never opened",
 			       (unsigned long long)b->fh, b->released, b->released_by);
 		else
@@ -365,13 +369,13 @@ static inline int books_report(struct __test_metadata *_metadata, struct mnt *m)
 			       ": one handle opened twice");
 		bad++;
 	}
-	if (m->log->books_spill_full)
+	if (log && m->log->books_spill_full)
 		TH_LOG("books: %u nodeids or fhs beyond the spill tables",
 		       m->log->books_spill_full);
-	if (m->log->books_unknown_reply)
+	if (log && m->log->books_unknown_reply)
 		TH_LOG("books: %u replies taken to requests the books never saw",
 		       m->log->books_unknown_reply);
-	if (m->log->books_model_disagrees)
+	if (log && m->log->books_model_disagrees)
 		TH_LOG("books: %u replies the model (books_read()) judged unlike the kernel",
 		       m->log->books_model_disagrees);
 	return bad + m->log->books_spill_full + m->log->books_unknown_reply +
@@ -412,9 +416,10 @@ static inline int books_barrier(struct mnt *m)
 #define BOOKS_DEPTH	4
 
 /*
- * The check at the end of a test, with the test's files closed and the
- * connection up: nothing granted leaked, nothing was given back that was
- * not granted or twice.
+ * Bring the books to where they stand once the kernel has given back all
+ * it can: the test's files closed, the connection up, the test's
+ * conversation over (its edit has no say from now).  Returns 0 or the
+ * errno of drop_caches or of a barrier; *barriers: how many it took.
  *
  * The kernel gives lookups back when it evicts an inode, and an unmount
  * evicts without telling the server: so the check drops the dentries and
@@ -432,13 +437,40 @@ static inline int books_barrier(struct mnt *m)
  * So of 9 barriers in a row, at least one has a forget read before it
  * (a BATCH_FORGET holds every one queued; a single FORGET, minor < 16,
  * one nodeid, 16 of them a turn): 9 * (1 + N / 16) barriers give back N
- * outstanding lookups.  BOOKS_DEPTH more let a tree go one level a round,
- * and one more a RELEASE's inode.
+ * outstanding lookups and handles.  BOOKS_DEPTH more let a tree go one
+ * level a round, and one more a RELEASE's inode.
  */
-static inline void books_check(struct __test_metadata *_metadata, struct mnt *m)
+static inline int books_settle(struct mnt *m, unsigned int *barriers)
 {
 	unsigned int round, rounds;
 	int err = 0;
+
+	/* the test's conversation is over: no edit of the test's from now */
+	__atomic_store_n(&m->log->books_closed, 1, __ATOMIC_RELEASE);
+	rounds = 9 * (1 + books_outstanding(m) / 16) + BOOKS_DEPTH + 1;
+	for (round = 0; round < rounds && !err; round++) {
+		err = drop_dentries_and_inodes();
+		if (!err)
+			err = books_barrier(m);
+		if (!err && !books_outstanding(m)) {
+			round++;
+			break;
+		}
+	}
+	*barriers = round;
+	return err;
+}
+
+/*
+ * The check at the end of every test: nothing granted leaked (every
+ * nodeid but the root was given back what it was granted, every fh read
+ * was released), nothing was given back that was not granted, nothing
+ * twice.  Each imbalance is reported and fails the test.
+ */
+static inline void books_check(struct __test_metadata *_metadata, struct mnt *m)
+{
+	unsigned int barriers;
+	int err;
 
 	if (m->books_why) {
 		ksft_print_msg("books not checked: %s\n", m->books_why);
@@ -453,20 +485,12 @@ static inline void books_check(struct __test_metadata *_metadata, struct mnt *m)
 		EXPECT_TRUE(false) TH_LOG("books: the server is gone, and the test does not say why (books_not_checked())");
 		return;
 	}
-	/* the test's conversation is over: no edit of the test's from now */
-	__atomic_store_n(&m->log->books_closed, 1, __ATOMIC_RELEASE);
-	rounds = 9 * (1 + books_outstanding(m) / 16) + BOOKS_DEPTH + 1;
-	for (round = 0; round < rounds && !err; round++) {
-		err = drop_dentries_and_inodes();
-		if (!err)
-			err = books_barrier(m);
-		if (!err && !books_outstanding(m))
-			break;
-	}
+	err = books_settle(m, &barriers);
 	EXPECT_EQ(0, err) TH_LOG("books: drop_caches or the barrier failed: %s (the connection is not up? then say books_not_checked())",
 				 strerror(-err));
-	EXPECT_EQ(0, books_report(_metadata, m))
-		TH_LOG("books: the server's books do not balance after %u barriers", round);
+	EXPECT_EQ(0, books_report(_metadata, m, true))
+		TH_LOG("books: the server's books do not balance after %u barriers",
+		       barriers);
 }
 
 /* The end of a test: its server's books checked, then the mount undone */
