@@ -190,8 +190,9 @@ void srv_took(struct srv_log *log, const void *req, size_t len)
 		release_fh(log, ((const struct fuse_release_in *)(ih + 1))->fh,
 			   ih->opcode);
 		break;
-	case FUSE_INTERRUPT:
-		return;		/* it names another request; its reply is none */
+	case FUSE_INTERRUPT:	/* it names another request; its reply is none */
+	case FUSE_NOTIFY_REPLY:	/* its unique is the server's, and no reply */
+		return;
 	}
 
 	q = inflight_slot(ih->unique);
