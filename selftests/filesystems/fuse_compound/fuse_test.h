@@ -39,6 +39,13 @@ struct mnt {
 	int notify;		/* read end: a byte per server event */
 	int control;		/* write end: tells the server to answer */
 	const char *books_why;	/* why the books are not checked at the end */
+	struct books_kept {	/* what the test knows the kernel keeps */
+		uint64_t nodeid;	/* 0: open handles of opcode */
+		uint32_t opcode;
+		uint64_t n;
+		const char *why;
+	} kept[4];
+	unsigned int nkept;
 };
 
 static inline bool expect_compound(void)
@@ -69,6 +76,7 @@ static inline int mnt_start(struct mnt *m, struct srv_config cfg)
 
 	m->books_why = cfg.unwatched ? "the server keeps no books (unwatched)" :
 					NULL;
+	m->nkept = 0;
 	snprintf(m->dir, sizeof(m->dir), "/tmp/fusegate.XXXXXX");
 	if (!mkdtemp(m->dir))
 		return -errno;
@@ -280,6 +288,40 @@ static inline void books_not_checked(struct mnt *m, const char *why)
 	m->books_why = why;
 }
 
+/*
+ * Say, in the test, that the kernel keeps @n lookups of @nodeid that it
+ * read and never gives them back, and why (the kernel function that drops
+ * them): the check then wants exactly that imbalance there, balance
+ * everywhere else, and prints it as a diagnostic.
+ */
+static inline void books_expect_kept(struct mnt *m, uint64_t nodeid,
+				     uint64_t n, const char *why)
+{
+	if (m->nkept < sizeof(m->kept) / sizeof(m->kept[0]))
+		m->kept[m->nkept++] = (struct books_kept){ nodeid, 0, n, why };
+}
+
+/* The same for @n open handles read in replies to @opcode, never released */
+static inline void books_expect_kept_fh(struct mnt *m, uint32_t opcode,
+					uint64_t n, const char *why)
+{
+	if (m->nkept < sizeof(m->kept) / sizeof(m->kept[0]))
+		m->kept[m->nkept++] = (struct books_kept){ 0, opcode, n, why };
+}
+
+/* What the test says the kernel keeps of @nodeid (or of fhs of @opcode) */
+static inline const struct books_kept *books_kept(struct mnt *m, uint64_t nodeid,
+						  uint32_t opcode)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nkept; i++)
+		if (nodeid ? m->kept[i].nodeid == nodeid :
+			     !m->kept[i].nodeid && m->kept[i].opcode == opcode)
+			return &m->kept[i];
+	return NULL;
+}
+
 /* The books of one nodeid, wherever they are kept */
 static inline bool books_node(struct mnt *m, unsigned int i, uint64_t *nodeid,
 			      uint64_t *granted, uint64_t *forgotten,
@@ -325,6 +367,9 @@ static inline uint64_t books_outstanding(struct mnt *m)
 	for (i = 0; i < SRV_MAX_FH + SRV_BOOKS_SPILL; i++)
 		if (books_fh(m, i)->opened > books_fh(m, i)->released)
 			n += books_fh(m, i)->opened - books_fh(m, i)->released;
+	/* what the test says the kernel keeps is no longer waited for */
+	for (i = 0; i < m->nkept; i++)
+		n -= n < m->kept[i].n ? n : m->kept[i].n;
 	return n;
 }
 
@@ -337,10 +382,28 @@ static inline int books_report(struct __test_metadata *_metadata, struct mnt *m,
 	int bad = 0;
 	uint32_t by;
 
+	const struct books_kept *k;
+	uint64_t kept_fh[4] = { 0 };
+
 	for (i = 0; i < SRV_MAX_NODES + SRV_BOOKS_SPILL; i++) {
 		if (!books_node(m, i, &nodeid, &granted, &forgotten, &by) ||
-		    nodeid == FUSE_ROOT_ID || granted == forgotten)
+		    nodeid == FUSE_ROOT_ID)
 			continue;
+		k = nodeid ? books_kept(m, nodeid, 0) : NULL;
+		if (k && granted == forgotten + k->n) {
+			if (log)
+				ksft_print_msg("books: nodeid %llu: %llu of %llu lookups kept, as the test says: %s\n",
+					       (unsigned long long)nodeid,
+					       (unsigned long long)k->n,
+					       (unsigned long long)granted, k->why);
+			continue;
+		}
+		if (!k && granted == forgotten)
+			continue;
+		if (k && log)
+			TH_LOG("books: nodeid %llu: the test says %llu lookups are kept (%s)",
+			       (unsigned long long)nodeid,
+			       (unsigned long long)k->n, k->why);
 		if (log)
 			TH_LOG("books: nodeid %llu: %llu lookups granted (the last by opcode %u), %llu given back%s",
 		       (unsigned long long)nodeid, (unsigned long long)granted,
@@ -355,6 +418,11 @@ static inline int books_report(struct __test_metadata *_metadata, struct mnt *m,
 			continue;
 		if (!b->opened && !b->released)
 			continue;
+		k = books_kept(m, 0, b->opened_by);
+		if (k && b->released < b->opened) {
+			kept_fh[k - m->kept] += b->opened - b->released;
+			continue;
+		}
 		if (!log)
 			;
 		else if (!b->opened)
@@ -367,6 +435,34 @@ static inline int books_report(struct __test_metadata *_metadata, struct mnt *m,
 			       ": released more than opened" :
 			       b->released < b->opened ? ": never released" :
 			       ": one handle opened twice");
+		bad++;
+	}
+	for (i = 0; i < m->nkept; i++) {
+		k = &m->kept[i];
+		if (k->nodeid)
+			continue;
+		if (kept_fh[i] == k->n) {
+			if (log)
+				ksft_print_msg("books: %llu handles opened by opcode %u kept, as the test says: %s\n",
+					       (unsigned long long)k->n, k->opcode, k->why);
+			continue;
+		}
+		if (log)
+			TH_LOG("books: %llu handles opened by opcode %u never released; the test says %llu (%s)",
+			       (unsigned long long)kept_fh[i], k->opcode,
+			       (unsigned long long)k->n, k->why);
+		bad++;
+	}
+	/* a nodeid the test says is kept, and never granted */
+	for (i = 0; i < m->nkept; i++) {
+		k = &m->kept[i];
+		if (!k->nodeid || k->nodeid >= SRV_MAX_NODES ||
+		    LOAD_BOOKS(m->log->granted[k->nodeid]))
+			continue;
+		if (log)
+			TH_LOG("books: nodeid %llu: the test says %llu lookups are kept (%s), none was granted",
+			       (unsigned long long)k->nodeid,
+			       (unsigned long long)k->n, k->why);
 		bad++;
 	}
 	if (log && m->log->books_spill_full)
