@@ -167,28 +167,31 @@ void srv_took(struct srv_log *log, const void *req, size_t len)
 	struct inflight *q;
 	uint32_t i, n;
 
-	if (!log || len < sizeof(*ih))
+	if (len < sizeof(*ih))
 		return;
+	/* without a log (unwatched) nothing is counted, the rest is kept */
 	switch (ih->opcode) {
 	case FUSE_FORGET: {
 		const struct fuse_forget_in *f = (const void *)(ih + 1);
 
-		forget_node(log, ih->nodeid, f->nlookup);
+		if (log)
+			forget_node(log, ih->nodeid, f->nlookup);
 		return;
 	}
 	case FUSE_BATCH_FORGET: {
 		const struct fuse_batch_forget_in *b = (const void *)(ih + 1);
 		const struct fuse_forget_one *one = (const void *)(b + 1);
 
-		n = b->count;
+		n = log ? b->count : 0;
 		for (i = 0; i < n && (const unsigned char *)(one + i + 1) <= end; i++)
 			forget_node(log, one[i].nodeid, one[i].nlookup);
 		return;
 	}
 	case FUSE_RELEASE:
 	case FUSE_RELEASEDIR:
-		release_fh(log, ((const struct fuse_release_in *)(ih + 1))->fh,
-			   ih->opcode);
+		if (log)
+			release_fh(log, ((const struct fuse_release_in *)(ih + 1))->fh,
+				   ih->opcode);
 		break;
 	case FUSE_INTERRUPT:	/* it names another request; its reply is none */
 	case FUSE_NOTIFY_REPLY:	/* its unique is the server's, and no reply */
@@ -512,11 +515,13 @@ int srv_write(struct srv_log *log, int fd, const void *buf, size_t len)
 	ssize_t ret = write(fd, buf, len);
 	int err = ret < 0 ? errno : 0, fault;
 
-	if (!log || len < sizeof(*oh))
+	if (len < sizeof(*oh))
 		return err;
 	if (!err && inflight_slot(oh->unique)->unique == oh->unique &&
 	    inflight_slot(oh->unique)->opcode == FUSE_INIT)
 		books_init(buf, len);
+	if (!log)		/* unwatched: no books, the minor all the same */
+		return err;
 	fault = books_read(log, buf, len, err);
 	if (fault >= 0 && fault != (err == EINVAL))
 		lost(&log->books_model_disagrees);
