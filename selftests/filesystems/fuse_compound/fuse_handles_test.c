@@ -73,7 +73,7 @@ FIXTURE_SETUP(handles)
 
 FIXTURE_TEARDOWN(handles)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /*
@@ -315,7 +315,7 @@ FIXTURE_SETUP(creds)
 
 FIXTURE_TEARDOWN(creds)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /* As the caller: mkdir, creat, mknod, symlink; 0 or the first errno */
@@ -524,7 +524,7 @@ FIXTURE_SETUP(classic_ops)
 
 FIXTURE_TEARDOWN(classic_ops)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(classic_ops, handles_keep_classic_ops_tmpfile)
