@@ -10,6 +10,7 @@
  * tests check that the server saw no handle request and report SKIP.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -519,6 +520,7 @@ FIXTURE_SETUP(classic_ops)
 	cfg.statx = true;
 	cfg.max_handle_sz = 16;
 	cfg.export_support = true;
+	cfg.readdirplus = true;
 	ASSERT_EQ(0, mnt_start(&self->m, cfg));
 }
 
@@ -540,6 +542,41 @@ TEST_F(classic_ops, handles_keep_classic_ops_tmpfile)
 	SKIP_WITHOUT_HANDLES(&self->m);
 	EXPECT_EQ(1, ops_since(&self->m, from, FUSE_TMPFILE));
 	EXPECT_EQ(0, ops_since(&self->m, from, FUSE_MKOBJ_HANDLE));
+}
+
+TEST_F(classic_ops, handles_keep_classic_ops_link)
+{
+	unsigned int from = warm_up(_metadata, &self->m);
+	const struct srv_record *rec;
+	struct stat st;
+
+	ASSERT_EQ(0, link(path(&self->m, "file"), path(&self->m, "file2")));
+	ASSERT_EQ(0, stat(path(&self->m, "file2"), &st));
+	EXPECT_EQ(NODE_FILE, st.st_ino);
+	SKIP_WITHOUT_HANDLES(&self->m);
+	rec = first_op(&self->m, from, FUSE_LINK);
+	ASSERT_NE(NULL, rec);
+	EXPECT_EQ(0, rec->sub);
+	EXPECT_EQ(0, ops_since(&self->m, from, FUSE_MKOBJ_HANDLE));
+}
+
+TEST_F(classic_ops, handles_keep_classic_ops_readdirplus)
+{
+	unsigned int from = warm_up(_metadata, &self->m);
+	struct dirent *de;
+	int names = 0;
+	DIR *d;
+
+	d = opendir(self->m.dir);
+	ASSERT_NE(NULL, d);
+	while ((de = readdir(d)))
+		names++;
+	closedir(d);
+	EXPECT_LE(6, names);
+	SKIP_WITHOUT_HANDLES(&self->m);
+	EXPECT_LE(1, ops_since(&self->m, from, FUSE_READDIRPLUS));
+	EXPECT_EQ(0, ops_since(&self->m, from, FUSE_READDIR));
+	EXPECT_EQ(0, ops_since(&self->m, from, FUSE_LOOKUP_HANDLE));
 }
 
 TEST_F(classic_ops, handles_keep_classic_ops_open_by_handle)
