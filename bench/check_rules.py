@@ -109,3 +109,62 @@ def main():
 
 if __name__ == '__main__':
     sys.exit(main())
+
+
+# --- the real servers of the gate (fuse_real_servers_test) -----------------
+#
+# For a server that negotiates none of the series' features (no compound
+# ever answered with success, no LOOKUP_HANDLE or MKOBJ_HANDLE sent), the
+# series may not send more requests than the base in any workload.  The
+# one exception is discovery: a connection's first compound, refused by
+# the server, is not counted, and a second refusal on the same server is a
+# rule broken (the kernel must remember the answer).  The counts come from
+# the kernel's tracepoint fuse:fuse_request_send (scripts/request_counts.py).
+
+COMPOUND, LOOKUP_HANDLE, MKOBJ_HANDLE = '54', '55', '56'
+
+
+def _refused(counts, opcode):
+    return sum(n for k, n in counts['errors'].items() if k.split(':')[0] == opcode)
+
+
+def real_server_rule(base, patched):
+    """[{server, workload, status: PASS|FAIL|SKIP, detail}] for every
+    (server, workload) counted with the series."""
+    rows = []
+    for server in sorted(patched):
+        p_all, b_all = patched[server], base.get(server, {})
+        negotiated = set()
+        refused = 0
+        for c in p_all.values():
+            n = _refused(c, COMPOUND)
+            refused += n
+            if c['ops'].get(COMPOUND, 0) > n:
+                negotiated.add('compounds')
+            if c['ops'].get(LOOKUP_HANDLE) or c['ops'].get(MKOBJ_HANDLE):
+                negotiated.add('file handles')
+        for w in sorted(p_all):
+            p, b = p_all[w], b_all.get(w)
+            row = {'server': server, 'workload': w, 'status': 'PASS', 'detail': ''}
+            if negotiated:
+                row.update(status='SKIP', detail='negotiates %s: not ruled'
+                           % ' and '.join(sorted(negotiated)))
+            elif b is None:
+                row.update(status='SKIP', detail='not counted on the base')
+            elif b['lost'] or p['lost']:
+                row.update(status='SKIP', detail='the trace buffer overflowed: events lost')
+            else:
+                probes = _refused(p, COMPOUND)
+                extra = p['total'] - probes - b['total']
+                if extra > 0:
+                    row.update(status='FAIL', detail='%d request(s) more than the base '
+                               '(%d against %d, %d refused compound(s) not counted)'
+                               % (extra, p['total'], b['total'], probes))
+                elif probes and refused > 1:
+                    row.update(status='FAIL', detail='FUSE_COMPOUND refused %d time(s) '
+                               'by this server, %d in this workload: after the first '
+                               'refusal the kernel must not ask again' % (refused, probes))
+                elif probes:
+                    row['detail'] = 'one refused compound (discovery) not counted'
+            rows.append(row)
+    return rows
