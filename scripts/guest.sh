@@ -126,6 +126,13 @@ guest_real_servers() {
 		[ "$bin" = "$out" ] || cp "$bin/examples/$e" "$out/examples/"
 	done
 	[ "$bin" = "$out" ] || cp "$bin/fuse_real_fhandle" "$out/"
+	# fio's job table lives in SysV shared memory, which the guest has not
+	local shm="$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/fuse_real_shm.c"
+	if ! [ "$bin/fuse_real_shm.so" -nt "$shm" ]; then
+		gcc -Wall -O2 -shared -fPIC -o "$bin/fuse_real_shm.so" "$shm" >> "$build_log" 2>&1 ||
+			die_infra "fuse_real_shm.so did not build (see $build_log)"
+	fi
+	[ "$bin" = "$out" ] || cp "$bin/fuse_real_shm.so" "$out/"
 	cp "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/fuse_real_servers_test.sh" \
 		"$out/fuse_real_servers_test"
 	chmod +x "$out/fuse_real_servers_test"
@@ -163,21 +170,23 @@ guest_boot() {
 	fi
 	# The host's root, read-only, as the 9p share 'host': the real FUSE
 	# servers of fuse_real_servers_test run from it (GUEST_HOST_SHARE=0:
-	# none, for a kernel built without 9p)
-	local virtfs=()
+	# none, for a kernel built without 9p).  The share is a PCI device:
+	# SeaBIOS's MP table routes its interrupt (the guest has no ACPI and
+	# no MSI), qboot's does not; qboot boots faster without it.
+	local share=(-bios /usr/share/qemu/qboot.rom)
 	[ "${GUEST_HOST_SHARE:-1}" = 0 ] ||
-		virtfs=(-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on)
+		share=(-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on)
 	: > "$console"
 	: > "$output"
 	log "booting the guest (limit ${limit}s)"
 	local rc=0
 	timeout --kill-after=10 "$limit" qemu-system-x86_64 -nodefaults -nographic \
-		-no-reboot -m 2048 -smp 2 "${accel[@]}" -bios /usr/share/qemu/qboot.rom \
+		-no-reboot -m 2048 -smp 2 "${accel[@]}" \
 		-kernel "$kernel" -initrd "$cpio" \
 		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=$kunit_enable rdinit=/init ${GUEST_APPEND:-}" \
 		-chardev "file,id=con,path=$console" -serial chardev:con \
 		-chardev "file,id=out,path=$output" -serial chardev:out \
-		"${virtfs[@]}" \
+		"${share[@]}" \
 		-monitor none < /dev/null > "$(dirname "$console")/qemu.log" 2>&1 || rc=$?
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		if [ "${accel[1]}" = kvm ] && ! grep -q FUSEGATE-BOOT-OK "$console"; then
