@@ -9,6 +9,7 @@ server answered (fuse:fuse_request_end), and prints one line each:
 
   request_counts.py extract KTAP JSON    those lines -> requests.json
   request_counts.py table BASE PATCHED   the two side by side, and the rule
+  request_counts.py answers PATCHED      what each server answered to the new opcodes
 
 requests.json = {"SERVER": {"WORKLOAD": {"total": N, "lost": bool,
                  "ops": {"OPCODE": N}, "errors": {"OPCODE:ERR": N}}}}
@@ -92,12 +93,45 @@ def table(base, patched):
     return md
 
 
+def answers(patched):
+    """Markdown lines: per server, what the series kernel sent of its new
+    opcodes and what the server answered (the README's answers table)."""
+    md = ['| server | FUSE_COMPOUND (54) sent | answered | LOOKUP_HANDLE (55), '
+          'MKOBJ_HANDLE (56) sent |', '|---|---|---|---|']
+    for server in sorted(patched):
+        sent = {o: sum(c['ops'].get(o, 0) for c in patched[server].values())
+                for o in ('54', '55', '56')}
+        errs = {}
+        for c in patched[server].values():
+            for k, n in c['errors'].items():
+                op, err = k.split(':')
+                if op in ('54', '55', '56'):
+                    errs.setdefault(op, {}).setdefault(err, 0)
+                    errs[op][err] += n
+        ans = ', '.join('%s x%d' % (errno_name(e), n) for e, n in sorted(errs.get('54', {}).items()))
+        ok = sent['54'] - sum(errs.get('54', {}).values())
+        if ok:
+            ans = (ans + ', ' if ans else '') + 'success x%d' % ok
+        md.append('| %s | %d | %s | %d, %d |' % (server, sent['54'], ans or '-', sent['55'],
+                                                 sent['56']))
+    return md
+
+
+def errno_name(err):
+    import errno
+    e = -int(err)
+    return '%s (%s)' % (errno.errorcode.get(e, '?'), err)
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == 'extract':
         with open(argv[2], errors='replace') as f:
             counts = parse(f)
         with open(argv[3], 'w') as f:
             json.dump(counts, f, indent=1, sort_keys=True)
+        return 0
+    if len(argv) == 3 and argv[1] == 'answers':
+        print('\n'.join(answers(load(argv[2]))))
         return 0
     if len(argv) == 4 and argv[1] == 'table':
         print('\n'.join(table(load(argv[2]), load(argv[3]))))
