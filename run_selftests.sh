@@ -45,7 +45,7 @@ Options:
   -t, --test T      run only test T (repeatable)
   -v, --variant V   run only variant V (repeatable)
   --jobs N          parallel build jobs (default: nproc)
-  --timeout SECONDS hard limit for the guest (default: 900)
+  --timeout SECONDS hard limit for the guest (default: 1800)
   --kvm             use KVM when it boots the guest; TCG otherwise
   --results DIR     where to write results (default: results/selftests)
   -h, --help        show this help
@@ -59,7 +59,7 @@ no boot, no TAP, plan/count mismatch, guest time limit).
 EOF
 }
 
-runner_defaults 900 selftests
+runner_defaults 1800 selftests
 test_args=()
 only=()
 with_kunit=0
