@@ -118,10 +118,15 @@ if __name__ == '__main__':
 # series may not send more requests than the base in any workload.  The
 # one exception is discovery: a connection's first compound, refused by
 # the server, is not counted, and a second refusal on the same server is a
-# rule broken (the kernel must remember the answer).  The counts come from
-# the kernel's tracepoint fuse:fuse_request_send (scripts/request_counts.py).
+# rule broken (the kernel must remember the answer).  LOOKUP and GETATTR
+# are counted and shown, not ruled: the real servers' entry and attribute
+# timeouts (1 s) run out during the workloads or not depending on the
+# guest's speed under TCG, and with them the revalidations.  The counts
+# come from the kernel's tracepoint fuse:fuse_request_send
+# (scripts/request_counts.py).
 
 COMPOUND, LOOKUP_HANDLE, MKOBJ_HANDLE = '54', '55', '56'
+TIMEOUT_DRIVEN = ('1', '3')     # LOOKUP, GETATTR
 
 
 def _refused(counts, opcode):
@@ -155,11 +160,14 @@ def real_server_rule(base, patched):
                 row.update(status='SKIP', detail='the trace buffer overflowed: events lost')
             else:
                 probes = _refused(p, COMPOUND)
-                extra = p['total'] - probes - b['total']
+                timed_p = sum(p['ops'].get(o, 0) for o in TIMEOUT_DRIVEN)
+                timed_b = sum(b['ops'].get(o, 0) for o in TIMEOUT_DRIVEN)
+                extra = (p['total'] - probes - timed_p) - (b['total'] - timed_b)
                 if extra > 0:
                     row.update(status='FAIL', detail='%d request(s) more than the base '
-                               '(%d against %d, %d refused compound(s) not counted)'
-                               % (extra, p['total'], b['total'], probes))
+                               '(%d against %d, %d refused compound(s) and LOOKUP, GETATTR '
+                               'not counted)' % (extra, p['total'] - probes - timed_p,
+                                                 b['total'] - timed_b, probes))
                 elif probes and refused > 1:
                     row.update(status='FAIL', detail='FUSE_COMPOUND refused %d time(s) '
                                'by this server, %d in this workload: after the first '

@@ -56,11 +56,17 @@ class TestRule(unittest.TestCase):
         self.assertIn('must not ask again', r['script']['detail'])
 
     def test_more_requests_break_it(self):
-        p = counts('fio total=12 lost=0 ops=1:2,3:2,14:2,16:6 errors=',
+        p = counts('fio total=12 lost=0 ops=1:2,14:3,16:7 errors=',
                    'script total=5 lost=0 ops=1:5 errors=')
         r = rule(BASE, p)
         self.assertEqual(r['fio']['status'], 'FAIL')
         self.assertIn('2 request(s) more', r['fio']['detail'])
+
+    def test_lookups_and_getattrs_are_shown_not_ruled(self):
+        p = counts('fio total=14 lost=0 ops=1:4,3:2,14:2,16:6 errors=',
+                   'script total=5 lost=0 ops=1:5 errors=')
+        self.assertEqual(rule(BASE, p)['fio']['status'], 'PASS')
+        self.assertIn('LOOKUP +2, GETATTR +2', '\n'.join(request_counts.table(BASE, p)))
 
     def test_a_server_that_runs_compounds_is_not_ruled(self):
         p = counts('fio total=30 lost=0 ops=54:20,16:10 errors=',
