@@ -127,6 +127,10 @@ if __name__ == '__main__':
 
 COMPOUND, LOOKUP_HANDLE, MKOBJ_HANDLE = '54', '55', '56'
 TIMEOUT_DRIVEN = ('1', '3')     # LOOKUP, GETATTR
+# workloads whose request count follows a wait for the server's own timer
+# (the notification examples' file changing): their compounds are ruled,
+# their totals are not
+POLLING = ('notify',)
 
 
 def _refused(counts, opcode):
@@ -163,7 +167,7 @@ def real_server_rule(base, patched):
                 timed_p = sum(p['ops'].get(o, 0) for o in TIMEOUT_DRIVEN)
                 timed_b = sum(b['ops'].get(o, 0) for o in TIMEOUT_DRIVEN)
                 extra = (p['total'] - probes - timed_p) - (b['total'] - timed_b)
-                if extra > 0:
+                if extra > 0 and w not in POLLING:
                     row.update(status='FAIL', detail='%d request(s) more than the base '
                                '(%d against %d, %d refused compound(s) and LOOKUP, GETATTR '
                                'not counted)' % (extra, p['total'] - probes - timed_p,

@@ -34,6 +34,7 @@ FHANDLE=${FUSEGATE_REAL_FHANDLE:-/tests/fuse_real_fhandle}
 #   rw       writable                 direct  O_DIRECT opens work
 #   mmap     shared writable mmap     lock    POSIX locks (lockf)
 #   link     hard links               symlink symbolic links
+#   nlink    link counts (not sshfs: SFTP v3 attributes carry none)
 #   export   file handles (name_to_handle_at, open_by_handle_at): none
 #            of these servers sets FUSE_EXPORT_SUPPORT
 #   backing  a backing directory whose changes the mount shows once the
@@ -43,19 +44,19 @@ FHANDLE=${FUSEGATE_REAL_FHANDLE:-/tests/fuse_real_fhandle}
 #   notify   a libfuse notification example (a read-only single file)
 # A step whose word is missing is a SKIP, with the reason of skip_reason.
 SERVERS="
-fuse_overlayfs|rw direct mmap link symlink lock
-bindfs|rw direct mmap link symlink lock backing
-mergerfs|rw direct mmap link symlink lock backing
-unionfs|rw direct mmap link symlink lock backing
-gocryptfs|rw direct mmap link symlink lock
+fuse_overlayfs|rw direct mmap link nlink symlink lock
+bindfs|rw direct mmap link nlink symlink lock backing
+mergerfs|rw direct mmap link nlink symlink lock backing
+unionfs|rw direct mmap link nlink symlink lock backing
+gocryptfs|rw direct mmap link nlink symlink lock
 rclone|rw direct mmap lock
-ntfs_3g|rw direct mmap link symlink lock
-fuse2fs|rw direct mmap link symlink lock
+ntfs_3g|rw direct mmap link nlink symlink lock
+fuse2fs|rw direct mmap link nlink symlink lock
 squashfuse|
-archivemount|rw direct mmap link symlink lock
+archivemount|rw direct mmap lock
 sshfs|rw direct mmap link symlink lock
-passthrough|rw direct mmap link symlink lock backing
-passthrough_fh|rw direct mmap link symlink lock backing
+passthrough|rw direct mmap link nlink symlink lock backing
+passthrough_fh|rw direct mmap link nlink symlink lock backing
 notify_store_retrieve|notify
 notify_inval_inode|notify
 notify_inval_entry|notify
@@ -66,6 +67,8 @@ invalidate_path|notify
 REASONS="
 rclone|links|rclone mount refuses hard links (its VFS has no link operation)
 rclone|symlinks|rclone 1.60 mount has no symbolic links (no --links option yet)
+archivemount|links|archivemount 0.8.7 cannot link a file made since the mount (ENOENT)
+archivemount|symlinks|archivemount 0.8.7 answers symlink() with ENOSYS
 "
 
 # The steps, in order: a KTAP case each, for every server
@@ -236,7 +239,8 @@ start_bindfs() {
 }
 start_mergerfs() {
 	mkdir -p "$dir/b1" "$dir/b2"; populate "$dir/b1"; back=$dir/b1
-	mergerfs -o category.create=mfs "$dir/b1:$dir/b2" "$mnt"
+	# minfreespace: the default (4G) is more than these tmpfs branches have
+	mergerfs -o category.create=mfs,minfreespace=16M "$dir/b1:$dir/b2" "$mnt"
 }
 start_unionfs() {
 	mkdir -p "$dir/rw" "$dir/ro"; populate "$dir/ro"; back=$dir/ro
@@ -400,11 +404,12 @@ step_readdir_1000() {
 		# no backing directory, no image made with them: create them here
 		populate "$data" > "$log" 2>&1 || return 1
 	fi
-	ls -a1 "$dd" | sort > "$dir/readdir.got" 2>> "$log" || return 1
-	{ echo .; echo ..; i=0; while [ $i -lt 1000 ]; do echo "entry-$i"; i=$((i + 1)); done; } |
+	# . and .. are the server's to list or not (squashfuse lists neither)
+	ls -a1 "$dd" | grep -v '^\.\.*$' | sort > "$dir/readdir.got" 2>> "$log" || return 1
+	{ i=0; while [ $i -lt 1000 ]; do echo "entry-$i"; i=$((i + 1)); done; } |
 		sort > "$dir/readdir.want"
 	cmp "$dir/readdir.want" "$dir/readdir.got" >> "$log" 2>&1 || {
-		echo "readdir: $(wc -l < "$dir/readdir.got") entries, 1002 expected" >> "$log"
+		echo "readdir: $(wc -l < "$dir/readdir.got") entries, 1000 expected" >> "$log"
 		return 1
 	}
 }
@@ -439,7 +444,8 @@ step_links() {
 	done
 	# the last link's attributes come with its LINK reply; the file's own
 	# may be cached for the server's attribute timeout
-	[ "$(stat -c %h "$data/link-15")" = 17 ] && [ "$(cat "$data/link-15")" = "linked data" ] ||
+	{ ! has nlink || [ "$(stat -c %h "$data/link-15")" = 17 ]; } &&
+		[ "$(cat "$data/link-15")" = "linked data" ] ||
 		{ echo "links: count $(stat -c %h "$data/link-15"), data '$(cat "$data/link-15")'" >> "$log"; return 1; }
 	rm -f "$data"/link-* && ! ls "$data"/link-* > /dev/null 2>&1 &&
 		[ "$(cat "$f")" = "linked data" ] ||
@@ -464,10 +470,10 @@ step_symlinks() {
 step_stat_timeouts() {
 	local a b
 	a=$(stat -c '%i %s %f' "$data/hello") || return 1
-	[ -z "$back" ] || printf 'more\n' >> "$back/hello"
+	! has backing || printf 'more\n' >> "$back/hello"
 	sleep 1.5
 	b=$(stat -c '%i %s %f' "$data/hello") || return 1
-	if [ -n "$back" ]; then
+	if has backing; then
 		[ "${b#* }" = "$(stat -c '%s %f' "$back/hello")" ] || {
 			echo "after the timeouts: '$b', backing file '$(stat -c '%s %f' "$back/hello")'" > "$log"
 			return 1
@@ -541,6 +547,7 @@ run_server() {
 		stress_dir) trace_end "$name" "$group"; group=stress-ng; trace_begin
 			stress_run ;;
 		readdir_1000) trace_end "$name" "$group"; group=script; trace_begin ;;
+		notify) trace_end "$name" "$group"; group=notify; trace_begin ;;
 		unmount) trace_end "$name" "$group"; trace_begin ;;
 		esac
 		why=$(skip_reason "$step")
