@@ -73,6 +73,13 @@ class TestRule(unittest.TestCase):
                    'script total=5 lost=0 ops=1:5 errors=')
         self.assertEqual({r['status'] for r in rule(BASE, p).values()}, {'SKIP'})
 
+    def test_a_polling_workload_rules_its_compounds_not_its_total(self):
+        base = counts('notify total=10 lost=0 ops=14:5,15:5 errors=')
+        more = counts('notify total=14 lost=0 ops=14:7,15:7 errors=')
+        self.assertEqual(rule(base, more)['notify']['status'], 'PASS')
+        again = counts('notify total=14 lost=0 ops=14:6,15:6,54:2 errors=54:-38:2')
+        self.assertEqual(rule(base, again)['notify']['status'], 'FAIL')
+
     def test_lost_events_are_not_judged(self):
         p = counts('fio total=30 lost=1 ops=16:30 errors=', 'script total=5 lost=0 ops=1:5 errors=')
         self.assertEqual(rule(BASE, p)['fio']['status'], 'SKIP')
