@@ -610,6 +610,14 @@ main() {
 	servers=$(echo "$SERVERS" | grep -c '|')
 	echo "TAP version 13"
 	echo "1..$servers"
+	if [ "${FUSEGATE_REAL_SERVERS:-1}" = 0 ]; then
+		echo "$SERVERS" | while IFS='|' read -r name caps; do
+			[ -n "$name" ] || continue
+			i=$((i + 1))
+			echo "ok $i $name # SKIP not asked for (FUSEGATE_REAL_SERVERS=0)"
+		done
+		return 0
+	fi
 	if ! setup_host > "$W.setup.log" 2>&1; then
 		diag < "$W.setup.log"
 		echo "$SERVERS" | while IFS='|' read -r name caps; do
