@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from check_rules import real_server_rule  # noqa: E402
 
 LINE = re.compile(r'#\s*fuse_requests: server=(\S+) workload=(\S+) total=(\d+) lost=(\d+) '
-                  r'ops=(\S*) errors=(\S*)')
+                  r'ops=(\S*) errors=(\S*)(?: ends=(\d+))?')
 
 # opcode names for the report (include/uapi/linux/fuse.h, and the series')
 OPCODES = {
@@ -51,9 +51,11 @@ def parse(lines):
         m = LINE.search(line)
         if not m:
             continue
-        server, workload, total, lost, ops, errors = m.groups()
+        server, workload, total, lost, ops, errors, ends = m.groups()
         out.setdefault(server, {})[workload] = {
             'total': int(total), 'lost': lost != '0',
+            # the requests whose end was traced too (None: not counted)
+            'ends': int(ends) if ends is not None else None,
             'ops': {o: int(n) for o, n in (p.split(':') for p in ops.split(',') if p)},
             'errors': {p.rsplit(':', 1)[0]: int(p.rsplit(':', 1)[1])
                        for p in errors.split(',') if p}}

@@ -13,9 +13,11 @@ sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 import request_counts  # noqa: E402
 
 
-def counts(*lines):
+def counts(*lines, ends=True):
+    """Count lines of bindfs; with ends, every request's end was traced."""
     return request_counts.parse(
-        ['        # fuse_requests: server=bindfs workload=%s\n' % l for l in lines])
+        ['        # fuse_requests: server=bindfs workload=%s%s\n' % (l, ' ends=99999' if ends else '')
+         for l in lines])
 
 
 def rule(base, patched):
@@ -79,6 +81,14 @@ class TestRule(unittest.TestCase):
         self.assertEqual(rule(base, more)['notify']['status'], 'PASS')
         again = counts('notify total=14 lost=0 ops=14:6,15:6,54:2 errors=54:-38:2')
         self.assertEqual(rule(base, again)['notify']['status'], 'FAIL')
+
+    def test_without_the_ends_a_compound_counts_as_refused(self):
+        one = counts('fio total=11 lost=0 ops=1:2,14:2,16:6,54:1 errors=',
+                     'script total=5 lost=0 ops=1:5 errors=', ends=False)
+        self.assertEqual({r['status'] for r in rule(BASE, one).values()}, {'PASS'})
+        two = counts('fio total=11 lost=0 ops=1:2,14:2,16:6,54:1 errors=',
+                     'script total=6 lost=0 ops=1:5,54:1 errors=', ends=False)
+        self.assertEqual(rule(BASE, two)['script']['status'], 'FAIL')
 
     def test_lost_events_are_not_judged(self):
         p = counts('fio total=30 lost=1 ops=16:30 errors=', 'script total=5 lost=0 ops=1:5 errors=')

@@ -171,12 +171,12 @@ trace_end() {
 			if ($i == "req") r = $(i + 1)
 			if ($i == "error") e = $(i + 1)
 		}
-		if (e != 0 && (c " " r) in op) err[op[c " " r] ":" e]++ }
+		if ((c " " r) in op) { ends++; if (e != 0) err[op[c " " r] ":" e]++ } }
 	END {
 		s = ""; for (o in n) s = s (s == "" ? "" : ",") o ":" n[o]
 		t = ""; for (k in err) t = t (t == "" ? "" : ",") k ":" err[k]
-		printf "# fuse_requests: server=%s workload=%s total=%d lost=%d ops=%s errors=%s\n",
-			server, workload, total, lost, s, t }' "$TR/trace"
+		printf "# fuse_requests: server=%s workload=%s total=%d lost=%d ops=%s errors=%s ends=%d\n",
+			server, workload, total, lost, s, t, ends }' "$TR/trace"
 }
 
 # --- servers ---------------------------------------------------------------
