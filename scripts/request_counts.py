@@ -111,9 +111,13 @@ def answers(patched):
                     errs.setdefault(op, {}).setdefault(err, 0)
                     errs[op][err] += n
         ans = ', '.join('%s x%d' % (errno_name(e), n) for e, n in sorted(errs.get('54', {}).items()))
+        known = all(c.get('ends') is not None and c['ends'] >= c['total']
+                    for c in patched[server].values())
         ok = sent['54'] - sum(errs.get('54', {}).values())
-        if ok:
+        if ok and known:
             ans = (ans + ', ' if ans else '') + 'success x%d' % ok
+        elif ok:
+            ans = (ans + ', ' if ans else '') + 'not traced x%d' % ok
         md.append('| %s | %d | %s | %d, %d |' % (server, sent['54'], ans or '-', sent['55'],
                                                  sent['56']))
     return md
