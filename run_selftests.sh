@@ -137,9 +137,10 @@ write_guest_env() {
 		echo "export FUSEGATE_EXPECT_COMPOUND=$expect"
 		echo "export FUSEGATE_EXPECT_HANDLES=$handles"
 		echo "export FUSEGATE_PASSTHROUGH_LL=/tests/passthrough_ll"
-		# 0: fuse_real_servers_test skips every server (the gate's
-		# fixtures that are not about them, for time)
-		echo "export FUSEGATE_REAL_SERVERS=${FUSEGATE_REAL_SERVERS:-1}"
+		# which real servers fuse_real_servers_test runs: quick (the
+		# default), all, 0 (none: the gate's fixtures that are not
+		# about them, for time) or their names
+		echo "export FUSEGATE_REAL_SERVERS=${FUSEGATE_REAL_SERVERS:-quick}"
 		printf 'FUSEGATE_GUEST_CMD="/tests/run-tests %s"\n' "${test_args[*]:-}"
 	} > "$root/etc/fusegate.env"
 }
