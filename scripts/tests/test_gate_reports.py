@@ -54,6 +54,25 @@ class Compare(unittest.TestCase):
         self.assertEqual(rows[('s', 'flaky')], C.FLAKY)
         self.assertEqual(rows[('kernel-log', 'BUG: oops')], C.REGRESSION)
 
+    def test_rerun_takes_the_failed_programs_only(self):
+        C, S, Row = gate.Change, Status, gate.Row
+        rows = [Row('selftests', 'fuse_handles', 'a.b', S.PASS, S.FAIL, C.REGRESSION),
+                Row('selftests', 'fuse_stock_io', 'c', S.PASS, S.FAIL, C.REGRESSION),
+                Row('selftests', 'fuse_stock_attr', 'd', S.PASS, S.PASS, C.SAME),
+                Row('selftests', 'fuse_discovery', 'e', S.SKIP, S.PASS, C.PROGRESS),
+                Row('requests', 'fuse_real_servers_requests', 'f', S.PASS, S.FAIL,
+                    C.REGRESSION)]
+        self.assertEqual(gate.rerun_programs(rows),
+                         ('fuse_handles_test', 'fuse_real_servers_test', 'fuse_stock_io_test'))
+
+    def test_rerun_is_the_whole_guest_for_kunit_or_an_unknown_program(self):
+        C, S, Row = gate.Change, Status, gate.Row
+        sel = Row('selftests', 'fuse_handles', 'a', S.PASS, S.FAIL, C.REGRESSION)
+        kunit = Row('kunit', 'fuse_compound_reply', 'x', S.PASS, S.FAIL, C.REGRESSION)
+        unknown = Row('selftests', 'no_such_program', 'y', S.PASS, S.FAIL, C.REGRESSION)
+        self.assertEqual(gate.rerun_programs([sel, kunit]), ())
+        self.assertEqual(gate.rerun_programs([sel, unknown]), ())
+
     def test_gate_verdict_is_the_worst_blocking_change(self):
         C = gate.Change
         self.assertEqual(gate.gate_verdict({C.SAME, C.PROGRESS, C.KNOWN_FAILURE}), 'PASS')
