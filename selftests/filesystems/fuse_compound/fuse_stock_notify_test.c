@@ -444,9 +444,12 @@ FIXTURE_VARIANT_ADD(store, notify_store_extends_size) {
 	.file = "empty", .offset = 0, .size = 4096, .read = 4096,
 	.expect = NULL, .expect_len = 4096, .asks_server = false,
 };
-/* ... by one byte: the page up to the new EOF is valid */
+/*
+ * ... by one byte: the page up to the new EOF is valid (read up to EOF
+ * only: a read past it asks for the attributes again)
+ */
 FIXTURE_VARIANT_ADD(store, notify_store_extends_size_by_one) {
-	.file = "file", .offset = 0, .size = 7, .read = 4096,
+	.file = "file", .offset = 0, .size = 7, .read = 7,
 	.expect = NULL, .expect_len = 7, .asks_server = false,
 };
 /* notify-store-partial-page: a part of a page is not a page to read from */

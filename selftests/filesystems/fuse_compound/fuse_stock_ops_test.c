@@ -51,6 +51,7 @@ struct clone_seen {
 	uint32_t opcode;	/* of the request the clone read */
 	int other_errno;	/* the reply written on the server's own device */
 	int clone_errno;	/* ... and then on the clone */
+	int step;		/* how far the server got: 4 is all */
 };
 
 static struct clone_seen *cseen;
@@ -69,14 +70,24 @@ static void edit_clone(const struct srv_config *cfg,
 	struct fuse_out_header oh = { .len = OH, .error = -EXDEV };
 	int c;
 
-	if (req->opcode != FUSE_STATFS)
+	struct pollfd p;
+
+	if (req->opcode != FUSE_STATFS || cseen->step)
 		return;
 	c = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	cseen->clone_ret = c < 0 ? -errno : ioctl(c, CLONE, &r->fd) ? -errno : 0;
+	cseen->step = 1;
 	if (write(cseen->go, "x", 1) != 1 || cseen->clone_ret)
 		return;
+	cseen->step = 2;
+	/* not a wait on time: a bound on a failure, which the test reports */
+	p = (struct pollfd){ .fd = c, .events = POLLIN };
+	if (poll(&p, 1, 20000) != 1)
+		return;
+	cseen->step = 3;
 	if (read(c, buf, sizeof(buf)) < (ssize_t)sizeof(*ih))
 		return;
+	cseen->step = 4;
 	cseen->opcode = ih->opcode;
 	oh.unique = ih->unique;
 	cseen->other_errno = write(r->fd, &oh, OH) < 0 ? errno : 0;
@@ -143,6 +154,7 @@ TEST_F(clone, a_clone_serves_the_connection_it_was_cloned_from)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(EXDEV, WEXITSTATUS(status));
+	EXPECT_EQ(4, cseen->step);
 	EXPECT_EQ(0, cseen->clone_ret);
 	EXPECT_EQ(FUSE_LOOKUP, cseen->opcode);
 	EXPECT_EQ(ENOENT, cseen->other_errno);

@@ -542,7 +542,8 @@ TEST_F(fusectl, the_connection_files_are_the_owners)
 	if (variant->base == CONGTHRESH)
 		base = read_number("/sys/module/fuse/parameters/max_user_congthresh");
 	ASSERT_LE(0, base);
-	ASSERT_GT(65535, base + variant->n) TH_LOG("the module's limit is %ld", base);
+	if (variant->base != ABS)
+		ASSERT_GT(65535, base + variant->n) TH_LOG("the module's limit is %ld", base);
 	if (variant->write)
 		snprintf(c.value, sizeof(c.value), "%ld", base + variant->n);
 
@@ -574,10 +575,11 @@ TEST_F(fusectl, the_connection_files_are_the_owners)
 
 /* --- CAP_FSETID: the suid and sgid bits a server kills itself --- */
 
-#define HANDLE_KILLPRIV_V2	(1 << 28)	/* FUSE_HANDLE_KILLPRIV_V2 */
-#define OPEN_KILL_SUIDGID	(1 << 0)	/* FUSE_OPEN_KILL_SUIDGID */
-#define WRITE_KILL_SUIDGID	(1 << 2)	/* FUSE_WRITE_KILL_SUIDGID */
-#define ATTR_KILL_SUIDGID	(1 << 16)	/* FATTR_KILL_SUIDGID */
+/* Protocol 7.33 */
+#define HANDLE_KILLPRIV_V2	FUSE_HANDLE_KILLPRIV_V2
+#define OPEN_KILL_SUIDGID	FUSE_OPEN_KILL_SUIDGID
+#define WRITE_KILL_SUIDGID	FUSE_WRITE_KILL_SUIDGID
+#define ATTR_KILL_SUIDGID	FATTR_KILL_SUIDGID
 
 enum kcall {
 	K_CREATE,		/* open("new", O_CREAT | O_WRONLY | @oflags) */
