@@ -105,6 +105,8 @@ main() {
 
 	t0=$(now)
 	GUEST_KVM=$kvm
+	# the fuzzer needs no real server: no host share, qboot as before
+	GUEST_HOST_SHARE=0
 	GUEST_KUNIT=0	# the kernel's KUnit suites are the gate's business
 	# no speculation mitigations: retpolines and RSB fills cost a quarter
 	# of the fuzzer's rate under TCG, and a guest has no secret to keep

@@ -45,7 +45,7 @@ Options:
   -t, --test T      run only test T (repeatable)
   -v, --variant V   run only variant V (repeatable)
   --jobs N          parallel build jobs (default: nproc)
-  --timeout SECONDS hard limit for the guest (default: 900)
+  --timeout SECONDS hard limit for the guest (default: 1800)
   --kvm             use KVM when it boots the guest; TCG otherwise
   --results DIR     where to write results (default: results/selftests)
   -h, --help        show this help
@@ -59,7 +59,7 @@ no boot, no TAP, plan/count mismatch, guest time limit).
 EOF
 }
 
-runner_defaults 900 selftests
+runner_defaults 1800 selftests
 test_args=()
 only=()
 with_kunit=0
@@ -77,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--with-kunit) with_kunit=1; shift ;;
 	--only) [ $# -ge 2 ] || die_usage "--only needs a program name"
 		[ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$2.c" ] ||
+			[ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$2.sh" ] ||
 			die_usage "--only $2: no selftests/filesystems/fuse_compound/$2.c"
 		only+=("$2"); shift 2 ;;
 	--seed-build) [ $# -ge 2 ] || die_usage "--seed-build needs a directory"
@@ -114,6 +115,9 @@ build_tests() {
 		fi
 	done
 	cp "$FUSEGATE_ROOT/selftests/guest/run-tests" "$out/run-tests"
+	if [ ${#only[@]} -eq 0 ] || in_list fuse_real_servers_test "${only[@]}"; then
+		guest_real_servers "$bin" "$out" "$results/build.log"
+	fi
 	# the real-world peer: libfuse 3.14's example, compiled here, never committed
 	local example=/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c
 	[ -f "$example" ] || die_infra "$example is missing (package libfuse3-dev)"
@@ -133,6 +137,10 @@ write_guest_env() {
 		echo "export FUSEGATE_EXPECT_COMPOUND=$expect"
 		echo "export FUSEGATE_EXPECT_HANDLES=$handles"
 		echo "export FUSEGATE_PASSTHROUGH_LL=/tests/passthrough_ll"
+		# which real servers fuse_real_servers_test runs: quick (the
+		# default), all, 0 (none: the gate's fixtures that are not
+		# about them, for time) or their names
+		echo "export FUSEGATE_REAL_SERVERS=${FUSEGATE_REAL_SERVERS:-quick}"
 		printf 'FUSEGATE_GUEST_CMD="/tests/run-tests %s"\n' "${test_args[*]:-}"
 	} > "$root/etc/fusegate.env"
 }
@@ -243,6 +251,9 @@ main() {
 		--suite selftests --console "$results/console-tests.log" \
 		--json "$results/summary.json" --junit "$results/junit.xml" "${cut_short[@]}" ||
 		src=$?
+	# the requests each real server got, by opcode (fuse_real_servers_test)
+	python3 "$FUSEGATE_ROOT/scripts/request_counts.py" extract "$results/selftests.ktap" \
+		"$results/requests.json"
 	# the worse of the two: infrastructure, then failure
 	if [ "$src" -eq "$EXIT_INFRA" ] || [ "$krc" -eq "$EXIT_INFRA" ]; then
 		exit "$EXIT_INFRA"

@@ -55,6 +55,8 @@ runs=5
 jobs=$(nproc)
 timeout=2400
 GUEST_KVM=0
+# the benchmark needs no real server: no host share, qboot as before
+GUEST_HOST_SHARE=0
 results="$FUSEGATE_ROOT/results/bench"
 
 need_value() { [ "$2" -ge 2 ] || die_usage "$1 needs a value"; }

@@ -596,7 +596,7 @@ static long run_one(void)
 		if (stuck < STUCK_OPS && since_remount < REMOUNT_EVERY)
 			continue;
 		st->phase = UNMOUNTING;
-		mnt_stop(&m);
+		mnt_kill(&m);
 		st->phase = MOUNTING;
 		if (start(&m, remounts + 1)) {
 			perror("fuse_fuzz: mount again");
@@ -610,7 +610,7 @@ static long run_one(void)
 	}
 	kill(watchdog, SIGKILL);
 	waitpid(watchdog, NULL, 0);
-	mnt_stop(&m);
+	mnt_kill(&m);
 	return remounts;
 }
 

@@ -101,6 +101,43 @@ guest_build_programs() {
 	}
 }
 
+# The libfuse 3.14 examples that fuse_real_servers_test mounts, as libfuse
+# users build them (dynamically linked: the guest runs them with the host's
+# libraries, over the 9p share)
+REAL_EXAMPLES="passthrough passthrough_fh notify_store_retrieve notify_inval_inode
+notify_inval_entry invalidate_path"
+
+# guest_real_servers BIN TESTS LOG
+# What the real-server suite needs in the initramfs, in TESTS: its script
+# (as the program fuse_real_servers_test), the file handle helper built by
+# guest_build_programs in BIN, and the libfuse examples, compiled in
+# BIN/examples when their source is newer.
+guest_real_servers() {
+	local bin=$1 out=$2 build_log=$3 src=/usr/share/doc/libfuse3-dev/examples e
+	mkdir -p "$bin/examples" "$out/examples"
+	for e in $REAL_EXAMPLES; do
+		[ -f "$src/$e.c" ] || die_infra "$src/$e.c is missing (package libfuse3-dev)"
+		if ! [ "$bin/examples/$e" -nt "$src/$e.c" ]; then
+			# shellcheck disable=SC2046
+			gcc -Wall -O2 -o "$bin/examples/$e" "$src/$e.c" \
+				$(pkg-config --cflags --libs fuse3) >> "$build_log" 2>&1 ||
+				die_infra "the libfuse example $e did not build (see $build_log)"
+		fi
+		[ "$bin" = "$out" ] || cp "$bin/examples/$e" "$out/examples/"
+	done
+	[ "$bin" = "$out" ] || cp "$bin/fuse_real_fhandle" "$out/"
+	# fio's job table lives in SysV shared memory, which the guest has not
+	local shm="$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/fuse_real_shm.c"
+	if ! [ "$bin/fuse_real_shm.so" -nt "$shm" ]; then
+		gcc -Wall -O2 -shared -fPIC -o "$bin/fuse_real_shm.so" "$shm" >> "$build_log" 2>&1 ||
+			die_infra "fuse_real_shm.so did not build (see $build_log)"
+	fi
+	[ "$bin" = "$out" ] || cp "$bin/fuse_real_shm.so" "$out/"
+	cp "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/fuse_real_servers_test.sh" \
+		"$out/fuse_real_servers_test"
+	chmod +x "$out/fuse_real_servers_test"
+}
+
 # guest_initramfs ROOT CPIO
 # Add busybox and /init (selftests/guest/init) to ROOT, which the caller has
 # filled (tests/, etc/fusegate.env), and pack it into CPIO.
@@ -131,16 +168,25 @@ guest_boot() {
 			log "WARNING: /dev/kvm is not usable: TCG"
 		fi
 	fi
+	# The host's root, read-only, as the 9p share 'host': the real FUSE
+	# servers of fuse_real_servers_test run from it (GUEST_HOST_SHARE=0:
+	# none, for a kernel built without 9p).  The share is a PCI device:
+	# SeaBIOS's MP table routes its interrupt (the guest has no ACPI and
+	# no MSI), qboot's does not; qboot boots faster without it.
+	local share=(-bios /usr/share/qemu/qboot.rom)
+	[ "${GUEST_HOST_SHARE:-1}" = 0 ] ||
+		share=(-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on)
 	: > "$console"
 	: > "$output"
 	log "booting the guest (limit ${limit}s)"
 	local rc=0
 	timeout --kill-after=10 "$limit" qemu-system-x86_64 -nodefaults -nographic \
-		-no-reboot -m 2048 -smp 2 "${accel[@]}" -bios /usr/share/qemu/qboot.rom \
+		-no-reboot -m 2048 -smp 2 "${accel[@]}" \
 		-kernel "$kernel" -initrd "$cpio" \
 		-append "console=ttyS0 panic=-1 loglevel=7 kunit.enable=$kunit_enable rdinit=/init ${GUEST_APPEND:-}" \
 		-chardev "file,id=con,path=$console" -serial chardev:con \
 		-chardev "file,id=out,path=$output" -serial chardev:out \
+		"${share[@]}" \
 		-monitor none < /dev/null > "$(dirname "$console")/qemu.log" 2>&1 || rc=$?
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		if [ "${accel[1]}" = kvm ] && ! grep -q FUSEGATE-BOOT-OK "$console"; then

@@ -62,6 +62,11 @@ FUSEGATE_PACKAGES=(
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	xz-utils cpio rsync ccache sparse python3 python3-ply python3-git
 	qemu-system-x86 busybox-static libfuse3-dev pkg-config git kmod
+	# the real servers of fuse_real_servers_test (run in the guest from the
+	# host's root over 9p), the tools that make their images, the workloads
+	fuse-overlayfs bindfs mergerfs unionfs-fuse gocryptfs rclone ntfs-3g
+	fuse2fs squashfuse squashfs-tools archivemount sshfs openssh-sftp-server
+	e2fsprogs fio stress-ng
 )
 
 # Install what is missing (apt-get update first); a clear error otherwise.

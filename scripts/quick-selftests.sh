@@ -46,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--kernel) [ $# -ge 2 ] || die_usage "--kernel needs a file"; kernel=$2; shift 2 ;;
 	--only) [ $# -ge 2 ] || die_usage "--only needs a program name"
 		[ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$2.c" ] ||
+			[ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$2.sh" ] ||
 			die_usage "--only $2: no selftests/filesystems/fuse_compound/$2.c"
 		only+=("$2"); shift 2 ;;
 	--with-kunit) GUEST_KUNIT=1; shift ;;
@@ -79,11 +80,26 @@ main() {
 	mkdir -p "$layout"
 	cp "$src"/selftests/{lib.mk,kselftest.h,kselftest_harness.h} "$layout/"
 	root="$work/root"
-	progs=("${only[@]/#/$root/tests/}")
+	local o want_real=0
+	progs=()
+	for o in "${only[@]}"; do
+		if [ "$o" = fuse_real_servers_test ]; then
+			want_real=1
+		else
+			progs+=("$root/tests/$o")
+		fi
+	done
+	if [ ${#only[@]} -eq 0 ]; then
+		want_real=1
+	elif [ "$want_real" = 1 ]; then
+		progs+=("$root/tests/fuse_real_fhandle")
+	fi
 	log "building the selftests ${only[*]:-(all)}"
 	guest_build_programs "$layout/filesystems/fuse_compound" "$root/tests" \
 		"$results/build.log" "${progs[@]}"
 	cp "$FUSEGATE_ROOT/selftests/guest/run-tests" "$root/tests/"
+	[ "$want_real" = 0 ] ||
+		guest_real_servers "$root/tests" "$root/tests" "$results/build.log"
 	mkdir -p "$root/etc"
 	{
 		echo "export FUSEGATE_EXPECT_COMPOUND=${FUSEGATE_EXPECT_COMPOUND:-0}"
@@ -120,6 +136,8 @@ main() {
 		--suite selftests --console "$console" \
 		--json "$results/summary.json" --junit "$results/junit.xml" "${cut[@]}" || src_rc=$?
 	[ "$src_rc" -eq 0 ] || rc=$src_rc
+	python3 "$FUSEGATE_ROOT/scripts/request_counts.py" extract "$results/selftests.ktap" \
+		"$results/requests.json"
 	log "results in $results"
 	exit "$rc"
 }

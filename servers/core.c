@@ -27,6 +27,7 @@
 #define MAX_NODES	SRV_MAX_NODES
 #define MAX_NAME	255
 #define MAX_DATA	(1024 * 1024)
+#define MAX_LINKS	32
 
 struct node {
 	bool used;
@@ -40,11 +41,24 @@ struct node {
 	uint8_t incarnation;	/* of its slot: in its handle */
 };
 
+/*
+ * A node's other names (FUSE_LINK): its first name is in struct node, and
+ * each hard link made to it since is here
+ */
+struct link {
+	bool used;
+	uint64_t parent;
+	uint64_t node;
+	char name[MAX_NAME + 1];
+};
+
 struct srv {
 	const struct srv_config *cfg;
 	int fd;
 	unsigned char *in;
 	struct node nodes[MAX_NODES];	/* index = nodeid, 1 = root */
+	struct link links[MAX_LINKS];
+	uint64_t next_fh;		/* each open gets a handle of its own */
 };
 
 /* --- the tree --- */
@@ -79,15 +93,94 @@ static struct node *node_get(struct srv *s, uint64_t id)
 	return &s->nodes[id];
 }
 
-static uint64_t node_child(struct srv *s, uint64_t parent, const char *name)
+/*
+ * The node that @name in @parent names, and which of its names that is:
+ * *link is -1 for its first name, else the link's slot.  0: none.
+ */
+static uint64_t name_lookup(struct srv *s, uint64_t parent, const char *name,
+			    int *link)
 {
 	uint64_t id;
+	int l;
 
+	*link = -1;
 	for (id = 2; id < MAX_NODES; id++)
 		if (s->nodes[id].used && s->nodes[id].parent == parent &&
 		    !strcmp(s->nodes[id].name, name))
 			return id;
+	for (l = 0; l < MAX_LINKS; l++)
+		if (s->links[l].used && s->links[l].parent == parent &&
+		    !strcmp(s->links[l].name, name)) {
+			*link = l;
+			return s->links[l].node;
+		}
 	return 0;
+}
+
+static uint64_t node_child(struct srv *s, uint64_t parent, const char *name)
+{
+	int link;
+
+	return name_lookup(s, parent, name, &link);
+}
+
+/*
+ * The @idx-th name in directory @dir: first names by nodeid, then links by
+ * slot.  Its node, or 0 past the last; *name is the name.
+ */
+static uint64_t dir_entry(struct srv *s, uint64_t dir, uint64_t idx,
+			  const char **name)
+{
+	uint64_t id;
+	int l;
+
+	for (id = 2; id < MAX_NODES; id++)
+		if (s->nodes[id].used && s->nodes[id].parent == dir && !idx--) {
+			*name = s->nodes[id].name;
+			return id;
+		}
+	for (l = 0; l < MAX_LINKS; l++)
+		if (s->links[l].used && s->links[l].parent == dir && !idx--) {
+			*name = s->links[l].name;
+			return s->links[l].node;
+		}
+	return 0;
+}
+
+/* Names of node @id: a directory has one, and "." and its children's ".." */
+static uint32_t node_nlink(struct srv *s, uint64_t id)
+{
+	uint32_t n = 1;
+	int l;
+
+	if (S_ISDIR(s->nodes[id].mode))
+		return 2;
+	for (l = 0; l < MAX_LINKS; l++)
+		n += s->links[l].used && s->links[l].node == id;
+	return n;
+}
+
+/* Drop a name of node @id (@link as name_lookup() says); its last, the node */
+static void name_drop(struct srv *s, uint64_t id, int link)
+{
+	struct node *n = &s->nodes[id];
+	int l;
+
+	if (link >= 0) {
+		s->links[link].used = false;
+		return;
+	}
+	for (l = 0; l < MAX_LINKS; l++)
+		if (s->links[l].used && s->links[l].node == id) {
+			/* a link becomes the node's first name */
+			n->parent = s->links[l].parent;
+			memcpy(n->name, s->links[l].name, sizeof(n->name));
+			s->links[l].used = false;
+			return;
+		}
+	n->used = false;
+	free(n->data);
+	n->data = NULL;
 }
 
 static void tree_init(struct srv *s)
@@ -95,6 +188,8 @@ static void tree_init(struct srv *s)
 	uint64_t f, d, l;
 
 	memset(s->nodes, 0, sizeof(s->nodes));
+	memset(s->links, 0, sizeof(s->links));
+	s->next_fh = 1;
 	s->nodes[1].used = true;
 	s->nodes[1].mode = S_IFDIR | (s->cfg->root_perm ? s->cfg->root_perm : 0755);
 	f = node_add(s, 1, "file", S_IFREG | 0644);
@@ -125,7 +220,7 @@ static void fill_attr(struct srv *s, uint64_t id, struct fuse_attr *a)
 	a->size = n->size;
 	a->blocks = (n->size + 511) / 512;
 	a->mode = n->mode;
-	a->nlink = S_ISDIR(n->mode) ? 2 : 1;
+	a->nlink = node_nlink(s, id);
 	a->blksize = 4096;
 	a->mtime = a->ctime = a->atime = n->mtime.tv_sec;
 	a->mtimensec = a->ctimensec = a->atimensec = n->mtime.tv_nsec;
@@ -172,32 +267,40 @@ static int op_create_node(struct srv *s, uint64_t parent, const char *name,
 	return 0;
 }
 
+/*
+ * READDIR, and with @plus READDIRPLUS: each name an entry (fuse_dirent, or
+ * fuse_direntplus with the node's fuse_entry_out), from the offset asked,
+ * as many as fit in the size asked
+ */
 static int op_readdir(struct srv *s, uint64_t id, const struct fuse_read_in *in,
-		      void *out, size_t *out_len)
+		      bool plus, void *out, size_t *out_len)
 {
-	uint64_t child, idx = 0;
+	size_t hdr = plus ? FUSE_NAME_OFFSET_DIRENTPLUS : FUSE_NAME_OFFSET;
+	const char *name;
+	uint64_t idx, child;
 	size_t off = 0;
 
-	for (child = 2; child < MAX_NODES; child++) {
-		struct node *n = &s->nodes[child];
+	for (idx = in->offset; (child = dir_entry(s, id, idx, &name)); idx++) {
+		size_t namelen = strlen(name);
+		size_t entlen = FUSE_DIRENT_ALIGN(hdr + namelen);
 		struct fuse_dirent *de;
-		size_t namelen, entlen;
 
-		if (!n->used || n->parent != id)
-			continue;
-		if (idx++ < in->offset)
-			continue;
-		namelen = strlen(n->name);
-		entlen = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + namelen);
 		if (off + entlen > in->size)
 			break;
-		de = (void *)((char *)out + off);
-		memset(de, 0, entlen);
+		memset((char *)out + off, 0, entlen);
+		if (plus) {
+			struct fuse_direntplus *dp = (void *)((char *)out + off);
+
+			entry_out(s, child, &dp->entry_out);
+			de = &dp->dirent;
+		} else {
+			de = (void *)((char *)out + off);
+		}
 		de->ino = child;
-		de->off = idx;
+		de->off = idx + 1;
 		de->namelen = namelen;
-		de->type = (n->mode & S_IFMT) >> 12;
-		memcpy(de->name, n->name, namelen);
+		de->type = (s->nodes[child].mode & S_IFMT) >> 12;
+		memcpy(de->name, name, namelen);
 		off += entlen;
 	}
 	*out_len = off;
@@ -261,32 +364,66 @@ static int op_rename(struct srv *s, uint64_t dir, uint64_t newdir,
 		     const char *names)
 {
 	const char *oldname = names, *newname = names + strlen(names) + 1;
-	uint64_t id = node_child(s, dir, oldname), victim;
+	int link, victim_link;
+	uint64_t id = name_lookup(s, dir, oldname, &link), victim;
+	char *name;
 
 	if (!id)
 		return -ENOENT;
-	victim = node_child(s, newdir, newname);
+	victim = name_lookup(s, newdir, newname, &victim_link);
+	if (victim == id)
+		return 0;	/* two names of one node: nothing happens */
 	if (victim)
-		s->nodes[victim].used = false;
-	s->nodes[id].parent = newdir;
-	snprintf(s->nodes[id].name, sizeof(s->nodes[id].name), "%s", newname);
+		name_drop(s, victim, victim_link);
+	if (link >= 0) {
+		s->links[link].parent = newdir;
+		name = s->links[link].name;
+	} else {
+		s->nodes[id].parent = newdir;
+		name = s->nodes[id].name;
+	}
+	snprintf(name, MAX_NAME + 1, "%s", newname);
 	return 0;
 }
 
 static int op_remove(struct srv *s, uint64_t dir, const char *name, bool isdir)
 {
-	uint64_t id = node_child(s, dir, name), c;
+	int link;
+	uint64_t id = name_lookup(s, dir, name, &link);
+	const char *unused;
 
 	if (!id)
 		return -ENOENT;
 	if (isdir != !!S_ISDIR(s->nodes[id].mode))
 		return isdir ? -ENOTDIR : -EISDIR;
-	for (c = 2; isdir && c < MAX_NODES; c++)
-		if (s->nodes[c].used && s->nodes[c].parent == id)
-			return -ENOTEMPTY;
-	s->nodes[id].used = false;
-	free(s->nodes[id].data);
-	s->nodes[id].data = NULL;
+	if (isdir && dir_entry(s, id, 0, &unused))
+		return -ENOTEMPTY;
+	name_drop(s, id, link);
+	return 0;
+}
+
+/* FUSE_LINK: another name in @dir for node @id */
+static int op_link(struct srv *s, uint64_t id, uint64_t dir, const char *name,
+		   void *out, size_t *out_len)
+{
+	struct node *n = node_get(s, id);
+	int l;
+
+	if (!n)
+		return -ENOENT;
+	if (S_ISDIR(n->mode))
+		return -EPERM;
+	if (node_child(s, dir, name))
+		return -EEXIST;
+	for (l = 0; l < MAX_LINKS && s->links[l].used; l++)
+		;
+	if (l == MAX_LINKS)
+		return -EMLINK;
+	s->links[l].used = true;
+	s->links[l].parent = dir;
+	s->links[l].node = id;
+	snprintf(s->links[l].name, sizeof(s->links[l].name), "%s", name);
+	*out_len = entry_out(s, id, out);
 	return 0;
 }
 
@@ -370,7 +507,7 @@ static int op_statx(struct srv *s, uint64_t id, void *out, size_t *out_len)
 	o->attr_valid = s->cfg->attr_timeout;
 	sx->mask = STATX_BASIC_STATS | STATX_BTIME;
 	sx->blksize = 4096;
-	sx->nlink = S_ISDIR(n->mode) ? 2 : 1;
+	sx->nlink = node_nlink(s, id);
 	sx->mode = n->mode;
 	sx->ino = id;
 	sx->size = n->size;
@@ -542,7 +679,7 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 		if ((opcode == FUSE_OPENDIR) != !!S_ISDIR(n->mode))
 			return opcode == FUSE_OPENDIR ? -ENOTDIR : -EISDIR;
 		memset(o, 0, sizeof(*o));
-		o->fh = nodeid;
+		o->fh = s->next_fh++;
 		*out_len = sizeof(*o);
 		return 0;
 	}
@@ -560,7 +697,11 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 	case FUSE_WRITE:
 		return op_write(s, n, arg, out, out_len);
 	case FUSE_READDIR:
-		return op_readdir(s, nodeid, arg, out, out_len);
+	case FUSE_READDIRPLUS:
+		if (!S_ISDIR(n->mode))
+			return -ENOTDIR;
+		return op_readdir(s, nodeid, arg, opcode == FUSE_READDIRPLUS,
+				  out, out_len);
 	case FUSE_CREATE: {
 		const struct fuse_create_in *in = arg;
 		struct fuse_open_out *o;
@@ -571,7 +712,7 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 			return err;
 		o = (void *)((char *)out + *out_len);
 		memset(o, 0, sizeof(*o));
-		o->fh = ((struct fuse_entry_out *)out)->nodeid;
+		o->fh = s->next_fh++;
 		*out_len += sizeof(*o);
 		return 0;
 	}
@@ -586,6 +727,12 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 
 		return op_create_node(s, nodeid, (const char *)(in + 1),
 				      S_IFDIR | (in->mode & 07777), out, out_len);
+	}
+	case FUSE_LINK: {
+		const struct fuse_link_in *in = arg;
+
+		return op_link(s, in->oldnodeid, nodeid, (const char *)(in + 1),
+			       out, out_len);
 	}
 	case FUSE_UNLINK:
 		return op_remove(s, nodeid, arg, false);
@@ -610,7 +757,8 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 		st->st.bsize = 4096;
 		st->st.frsize = 4096;
 		st->st.namelen = MAX_NAME;
-		*out_len = sizeof(*st);
+		/* the size of the minor INIT agreed on (fuse_adjust_compat()) */
+		*out_len = srv_minor() < 4 ? FUSE_COMPAT_STATFS_SIZE : sizeof(*st);
 		return 0;
 	}
 	case FUSE_READLINK:
@@ -644,24 +792,6 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 	}
 }
 
-/* The nodeid a successful reply to @opcode (payload @out) grants, or 0 */
-static uint64_t granted_nodeid(uint32_t opcode, const void *out)
-{
-	switch (opcode) {
-	case FUSE_LOOKUP:
-	case FUSE_LOOKUP_HANDLE:
-	case FUSE_MKNOD:
-	case FUSE_MKDIR:
-	case FUSE_SYMLINK:
-	case FUSE_CREATE:
-	case FUSE_MKOBJ_HANDLE:
-		/* the nodeid leads fuse_entry_out and fuse_entry2_out alike */
-		return *(const uint64_t *)out;
-	default:
-		return 0;
-	}
-}
-
 /*
  * Execute request @ih on @nodeid (its own, or the one its dependency
  * resolved to): its arguments without the extensions, and for the handle
@@ -671,8 +801,6 @@ static int do_request(struct srv *s, const struct fuse_in_header *ih,
 		      uint64_t nodeid, void *out, size_t *out_len)
 {
 	size_t arglen = ih->len - sizeof(*ih) - ih->total_extlen * 8;
-	uint64_t granted;
-	int err;
 
 	*out_len = 0;
 	if (ih->len < sizeof(*ih) + ih->total_extlen * 8)
@@ -681,12 +809,7 @@ static int do_request(struct srv *s, const struct fuse_in_header *ih,
 	    s->cfg->max_handle_sz && node_get(s, nodeid) &&
 	    !ext_handle_matches(s, ih, nodeid))
 		return -ESTALE;
-	err = do_op(s, ih->opcode, nodeid, ih + 1, arglen, out, out_len);
-	granted = err ? 0 : granted_nodeid(ih->opcode, out);
-	if (granted && granted < MAX_NODES && s->cfg->log)
-		__atomic_add_fetch(&s->cfg->log->granted[granted], 1,
-				   __ATOMIC_RELEASE);
-	return err;
+	return do_op(s, ih->opcode, nodeid, ih + 1, arglen, out, out_len);
 }
 
 /* --- the log --- */
@@ -807,6 +930,13 @@ const struct srv_record *srv_log_find_raw(const struct srv_log *log,
 
 /* --- replies --- */
 
+/* Whether the test's conversation is over: its edit has no say any more */
+static bool books_closed(struct srv *s)
+{
+	return s->cfg->log &&
+	       __atomic_load_n(&s->cfg->log->books_closed, __ATOMIC_ACQUIRE);
+}
+
 /*
  * Write a reply the server built, after the test's own edit_reply has had
  * its say; log what the kernel made of the write.
@@ -815,12 +945,12 @@ static void send_reply(struct srv *s, struct srv_record *rec,
 		       const struct fuse_in_header *req, struct srv_reply *r)
 {
 	struct fuse_out_header *oh = (void *)r->buf;
-	ssize_t ret;
+	int err;
 
 	r->fd = s->fd;
 	r->log = s->cfg->log;
 	oh->len = r->len;
-	if (s->cfg->edit_reply && req) {
+	if (s->cfg->edit_reply && req && !books_closed(s)) {
 		s->cfg->edit_reply(s->cfg, req, r);
 		oh->len = r->len;	/* the header always tells the length */
 	}
@@ -830,9 +960,9 @@ static void send_reply(struct srv *s, struct srv_record *rec,
 		notify(s);
 		return;
 	}
-	ret = write(s->fd, r->buf, r->len);
+	err = srv_write(s->cfg->log, s->fd, r->buf, r->len);
 	if (rec) {
-		rec->write_errno = ret < 0 ? errno : 0;
+		rec->write_errno = err;
 		__atomic_store_n(&rec->replied, true, __ATOMIC_RELEASE);
 	}
 	notify(s);
@@ -861,8 +991,7 @@ int srv_write_raw(struct srv_reply *r, const void *buf, size_t len)
 {
 	const struct fuse_out_header *oh = buf;
 	struct srv_log *log = r->log;
-	ssize_t ret = write(r->fd, buf, len);
-	int err = ret < 0 ? errno : 0;
+	int err = srv_write(log, r->fd, buf, len);
 
 	if (log && log->n < SRV_LOG_MAX) {
 		struct srv_record *rec = &log->rec[log->n];
@@ -965,27 +1094,6 @@ static void do_compound(struct srv *s, struct srv_record *rec,
 	send_reply(s, rec, ih, &r);
 }
 
-/* FORGET and BATCH_FORGET: what the kernel gives back, per nodeid */
-static void count_forgets(struct srv *s, const struct fuse_in_header *ih)
-{
-	const struct fuse_batch_forget_in *b = (const void *)(ih + 1);
-	const struct fuse_forget_one *one = (const void *)(b + 1);
-	uint32_t i, n = ih->opcode == FUSE_FORGET ? 1 : b->count;
-
-	if (!s->cfg->log)
-		return;
-	for (i = 0; i < n; i++) {
-		uint64_t id = ih->opcode == FUSE_FORGET ? ih->nodeid : one[i].nodeid;
-		uint64_t k = ih->opcode == FUSE_FORGET ?
-			((const struct fuse_forget_in *)(ih + 1))->nlookup : one[i].nlookup;
-
-		if (id < MAX_NODES)
-			__atomic_add_fetch(&s->cfg->log->forgotten[id], k,
-					   __ATOMIC_RELEASE);
-	}
-	notify(s);
-}
-
 /* --- the loop --- */
 
 static int do_init(struct srv *s, const struct fuse_in_header *ih)
@@ -1008,6 +1116,8 @@ static int do_init(struct srv *s, const struct fuse_in_header *ih)
 		out.flags |= FUSE_INIT_EXT;
 		out.flags2 |= FUSE_ALLOW_IDMAP >> 32;
 	}
+	if (s->cfg->readdirplus)
+		out.flags |= FUSE_DO_READDIRPLUS;
 	if (s->cfg->max_handle_sz && (in->flags & FUSE_INIT_EXT) &&
 	    (in->flags2 & (FUSE_HAS_LOOKUP_HANDLE >> 32))) {
 		out.flags |= FUSE_INIT_EXT;
@@ -1032,7 +1142,7 @@ static void handle(struct srv *s, const struct fuse_in_header *ih, size_t len)
 	int err;
 
 	if (ih->opcode == FUSE_FORGET || ih->opcode == FUSE_BATCH_FORGET)
-		return count_forgets(s, ih);
+		return notify(s);	/* the books counted them: no reply */
 	rec = log_request(s, ih, false, FUSE_COMPOUND_NO_DEP, record_arg(ih));
 	if (s->cfg->delay_us)
 		usleep(s->cfg->delay_us);	/* models service time, not sync */
@@ -1142,6 +1252,7 @@ int srv_run_fd(const struct srv_config *cfg, int fd)
 		}
 		if ((size_t)n < sizeof(struct fuse_in_header))
 			return 1;
+		srv_took(cfg->log, s.in, n);
 		if (((struct fuse_in_header *)s.in)->opcode == FUSE_INIT) {
 			if (do_init(&s, (void *)s.in))
 				return 1;

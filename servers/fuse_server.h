@@ -151,19 +151,52 @@ struct srv_record {
 
 /* The nodeids a server hands out are below this */
 #define SRV_MAX_NODES	256
+/* The open handles (fh) it hands out, a counter from 1, are below this */
+#define SRV_MAX_FH	4096
+/* Nodeids and fhs beyond those (a test's edit may write any) */
+#define SRV_BOOKS_SPILL	16
+
+struct srv_node_books {
+	uint64_t nodeid;
+	volatile uint64_t granted, forgotten;
+	uint32_t granted_by;		/* the opcode of the last grant */
+};
+
+struct srv_fh_books {
+	uint64_t fh;
+	volatile uint32_t opened, released;
+	uint32_t opened_by, released_by;	/* opcodes */
+};
 
 struct srv_log {
 	volatile uint32_t n;
 	volatile uint32_t compounds;
 	struct srv_record rec[SRV_LOG_MAX];
 	/*
-	 * Per nodeid: the lookups the server's replies granted (entries of
-	 * LOOKUP, LOOKUP_HANDLE and the creations, as built, before a test's
-	 * edit) and those the kernel's FORGETs gave back.  FORGETs are counted
-	 * here, not logged: they are no round trip.
+	 * The books (servers/books.c): what the kernel took and gave back,
+	 * as the kernel read the server's replies (after the test's edit).
+	 * Per nodeid: the lookups granted (each entry read with error 0)
+	 * and the nlookup FORGETs gave back; per fh: the opens read and the
+	 * RELEASEs of it.  FORGETs are counted here, not logged: they are no
+	 * round trip.
 	 */
 	volatile uint64_t granted[SRV_MAX_NODES];
 	volatile uint64_t forgotten[SRV_MAX_NODES];
+	uint32_t granted_by[SRV_MAX_NODES];
+	struct srv_node_books node_spill[SRV_BOOKS_SPILL];
+	struct srv_fh_books fh[SRV_MAX_FH];
+	struct srv_fh_books fh_spill[SRV_BOOKS_SPILL];
+	/* what the books could not place: each one fails the check */
+	volatile uint32_t books_spill_full;	/* a spill table was full */
+	volatile uint32_t books_unknown_reply;	/* the kernel took a reply to a
+						 * request the books never saw */
+	volatile uint32_t books_model_disagrees; /* books_read() and the
+						 * kernel's verdict differ */
+	/*
+	 * The test's conversation is over (its end-of-test check): the
+	 * server answers as the core built it, without the test's edit
+	 */
+	volatile uint32_t books_closed;
 };
 
 struct srv_reply;
@@ -178,6 +211,8 @@ struct srv_config {
 	bool statx;			/* answer FUSE_STATX; else ENOSYS */
 	bool xattrs;			/* answer [LIST|GET]XATTR; else ENOSYS */
 	bool export_support;		/* FUSE_EXPORT_SUPPORT: "." and ".." */
+	bool readdirplus;		/* FUSE_DO_READDIRPLUS: listings are
+					 * READDIRPLUS, an entry per name */
 	/*
 	 * Nonzero: accept FUSE_HAS_LOOKUP_HANDLE with handles of up to this
 	 * many bytes, and answer LOOKUP_HANDLE and MKOBJ_HANDLE (else ENOSYS).
@@ -271,6 +306,21 @@ struct srv_reply {
 	int fd;				/* the server's /dev/fuse */
 	struct srv_log *log;
 };
+
+/*
+ * Every write on /dev/fuse, the core's and a test's own (a reply it held
+ * back, written from its idle hook): the books take what the kernel read
+ * of it.  Returns the write's errno (0: taken).
+ */
+int srv_write(struct srv_log *log, int fd, const void *buf, size_t len);
+/*
+ * Every request read from /dev/fuse, the core's and one a test reads
+ * itself from its edit: the books count FORGETs and RELEASEs, and keep
+ * what they need to read its reply.
+ */
+void srv_took(struct srv_log *log, const void *req, size_t len);
+/* The protocol minor the kernel took from the INIT reply (after the edit) */
+uint32_t srv_minor(void);
 
 /*
  * From an edit_reply function: write something else on /dev/fuse now (a

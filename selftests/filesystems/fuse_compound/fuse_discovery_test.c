@@ -59,7 +59,7 @@ FIXTURE_SETUP(compliant)
 
 FIXTURE_TEARDOWN(compliant)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(compliant, open_append_is_one_open_getattr_compound)
@@ -266,7 +266,7 @@ FIXTURE_SETUP(refusing)
 
 FIXTURE_TEARDOWN(refusing)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /*
@@ -356,7 +356,7 @@ FIXTURE_SETUP(error_once_known)
 
 FIXTURE_TEARDOWN(error_once_known)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(error_once_known, later_errors_are_judged_by_what_was_learned)

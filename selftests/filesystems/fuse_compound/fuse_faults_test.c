@@ -164,7 +164,7 @@ FIXTURE_SETUP(faults)
 FIXTURE_TEARDOWN(faults)
 {
 	set_fail_nth(0);
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 	mark_fuse_activity();
 }
 

@@ -10,6 +10,7 @@
  * tests check that the server saw no handle request and report SKIP.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -73,7 +74,7 @@ FIXTURE_SETUP(handles)
 
 FIXTURE_TEARDOWN(handles)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /*
@@ -315,7 +316,7 @@ FIXTURE_SETUP(creds)
 
 FIXTURE_TEARDOWN(creds)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /* As the caller: mkdir, creat, mknod, symlink; 0 or the first errno */
@@ -407,42 +408,53 @@ static int write_file(const char *path, const char *text)
 	return ret;
 }
 
-/* A user namespace mapping IDMAP_UID/GID to the caller's ids; its fd */
+/*
+ * A user namespace mapping IDMAP_UID/GID to the caller's ids: its fd, or
+ * -errno (the child could not unshare: a kernel without user namespaces)
+ */
 static int idmap_userns(void)
 {
-	char path[64], map[64];
-	int pipefd[2], fd = -1;
+	char path[64], map[64], c;
+	int up[2], down[2], fd = -EINVAL;
 	pid_t pid;
-	char c;
 
-	if (pipe(pipefd))
+	if (pipe(up) || pipe(down))
 		return -errno;
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		close(pipefd[1]);
+		close(up[0]);
+		close(down[1]);
 		if (unshare(CLONE_NEWUSER))
 			_exit(1);
-		/* wait until the parent has taken the namespace */
-		_exit(read(pipefd[0], &c, 1) < 0);
+		/* unshared: the parent maps it, takes it, then lets go */
+		if (write(up[1], "u", 1) != 1)
+			_exit(1);
+		_exit(read(down[0], &c, 1) < 0);
 	}
-	close(pipefd[0]);
-	/* the child unshared once its uid_map can be written */
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-	snprintf(map, sizeof(map), "%d %d 1\n", IDMAP_UID, CALLER_UID);
-	while (write_file(path, map) == -EPERM)
-		sched_yield();
-	snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
-	if (!write_file(path, "deny")) {
+	close(up[1]);
+	close(down[0]);
+	if (read(up[0], &c, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+		snprintf(map, sizeof(map), "%d %d 1\n", IDMAP_UID, CALLER_UID);
+		fd = write_file(path, map);
+		snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
+		if (!fd)
+			fd = write_file(path, "deny");
 		snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
 		snprintf(map, sizeof(map), "%d %d 1\n", IDMAP_GID, CALLER_GID);
-		if (!write_file(path, map)) {
-			snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+		if (!fd)
+			fd = write_file(path, map);
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+		if (!fd) {
 			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				fd = -errno;
 		}
 	}
-	close(pipefd[1]);
+	close(up[0]);
+	close(down[1]);
 	waitpid(pid, NULL, 0);
 	return fd;
 }
@@ -458,10 +470,13 @@ TEST_F(creds, creation_credentials_through_an_idmapped_mount)
 	snprintf(idmapped, sizeof(idmapped), "%s.idmap", self->m.dir);
 	ASSERT_EQ(0, mkdir(idmapped, 0755));
 	attr.userns_fd = idmap_userns();
-	ASSERT_LE(0, attr.userns_fd);
+	ASSERT_LE(0, (int)attr.userns_fd)
+		TH_LOG("a user namespace for the idmapping: %s",
+		       strerror(-(int)attr.userns_fd));
 	tree = open_tree(AT_FDCWD, self->m.dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	ASSERT_LE(0, tree);
-	ASSERT_EQ(0, mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)));
+	ASSERT_EQ(0, mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)))
+		TH_LOG("mount_setattr(MOUNT_ATTR_IDMAP): %s", strerror(errno));
 	ASSERT_EQ(0, move_mount(tree, "", AT_FDCWD, idmapped,
 				MOVE_MOUNT_F_EMPTY_PATH));
 	close(tree);
@@ -505,12 +520,13 @@ FIXTURE_SETUP(classic_ops)
 	cfg.statx = true;
 	cfg.max_handle_sz = 16;
 	cfg.export_support = true;
+	cfg.readdirplus = true;
 	ASSERT_EQ(0, mnt_start(&self->m, cfg));
 }
 
 FIXTURE_TEARDOWN(classic_ops)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(classic_ops, handles_keep_classic_ops_tmpfile)
@@ -526,6 +542,41 @@ TEST_F(classic_ops, handles_keep_classic_ops_tmpfile)
 	SKIP_WITHOUT_HANDLES(&self->m);
 	EXPECT_EQ(1, ops_since(&self->m, from, FUSE_TMPFILE));
 	EXPECT_EQ(0, ops_since(&self->m, from, FUSE_MKOBJ_HANDLE));
+}
+
+TEST_F(classic_ops, handles_keep_classic_ops_link)
+{
+	unsigned int from = warm_up(_metadata, &self->m);
+	const struct srv_record *rec;
+	struct stat st;
+
+	ASSERT_EQ(0, link(path(&self->m, "file"), path(&self->m, "file2")));
+	ASSERT_EQ(0, stat(path(&self->m, "file2"), &st));
+	EXPECT_EQ(NODE_FILE, st.st_ino);
+	SKIP_WITHOUT_HANDLES(&self->m);
+	rec = first_op(&self->m, from, FUSE_LINK);
+	ASSERT_NE(NULL, rec);
+	EXPECT_EQ(0, rec->sub);
+	EXPECT_EQ(0, ops_since(&self->m, from, FUSE_MKOBJ_HANDLE));
+}
+
+TEST_F(classic_ops, handles_keep_classic_ops_readdirplus)
+{
+	unsigned int from = warm_up(_metadata, &self->m);
+	struct dirent *de;
+	int names = 0;
+	DIR *d;
+
+	d = opendir(self->m.dir);
+	ASSERT_NE(NULL, d);
+	while ((de = readdir(d)))
+		names++;
+	closedir(d);
+	EXPECT_LE(6, names);
+	SKIP_WITHOUT_HANDLES(&self->m);
+	EXPECT_LE(1, ops_since(&self->m, from, FUSE_READDIRPLUS));
+	EXPECT_EQ(0, ops_since(&self->m, from, FUSE_READDIR));
+	EXPECT_EQ(0, ops_since(&self->m, from, FUSE_LOOKUP_HANDLE));
 }
 
 TEST_F(classic_ops, handles_keep_classic_ops_open_by_handle)

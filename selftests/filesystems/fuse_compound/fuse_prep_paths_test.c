@@ -56,7 +56,7 @@ FIXTURE_SETUP(links_and_xattrs)
 
 FIXTURE_TEARDOWN(links_and_xattrs)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(links_and_xattrs, readlink_returns_the_target_and_its_length)
@@ -166,7 +166,7 @@ FIXTURE_SETUP(statx)
 
 FIXTURE_TEARDOWN(statx)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(statx, btime_comes_from_statx_or_is_left_out)

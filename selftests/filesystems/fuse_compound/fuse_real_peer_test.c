@@ -2,6 +2,10 @@
 /*
  * The real-world peer: libfuse 3.14's passthrough_ll, which knows nothing
  * of FUSE_COMPOUND and answers it ENOSYS, serves a short workload.
+ *
+ * No books are checked here: the server is libfuse's, not ours, and keeps
+ * no ledger of lookups and handles the kernel took (fuse_test.h's
+ * mnt_stop() checks only the servers of servers/).
  */
 #define _GNU_SOURCE
 #include <errno.h>

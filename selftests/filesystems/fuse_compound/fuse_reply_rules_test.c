@@ -264,7 +264,7 @@ FIXTURE_SETUP(bad_open_reply)
 
 FIXTURE_TEARDOWN(bad_open_reply)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /* The first compound since record @from was refused: its write failed */

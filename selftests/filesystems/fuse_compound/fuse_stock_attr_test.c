@@ -430,7 +430,7 @@ FIXTURE_SETUP(attr_reply)
 FIXTURE_TEARDOWN(attr_reply)
 {
 	close(self->held);
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /* The call; 0 or its errno, and what the check looks at in *@got */
@@ -630,7 +630,7 @@ FIXTURE_SETUP(notify_inode)
 FIXTURE_TEARDOWN(notify_inode)
 {
 	close(self->fd);
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 static unsigned int reads_of_page(struct mnt *m, int fd, int64_t off)

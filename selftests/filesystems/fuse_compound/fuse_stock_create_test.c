@@ -48,7 +48,7 @@ FIXTURE_SETUP(f)							\
 }									\
 FIXTURE_TEARDOWN(f)							\
 {									\
-	mnt_stop(&self->m);						\
+	mnt_stop(_metadata, &self->m);						\
 }
 
 static int stat_errno(struct mnt *m, const char *name)
@@ -201,6 +201,17 @@ TEST_F(new_entry, the_entry_is_refused_and_no_dentry_is_made)
 	from = nreq(&self->m);
 	EXPECT_EQ(0, lstat(path(&self->m, "new"), &st));
 	EXPECT_EQ(1, ops_since(&self->m, from, FUSE_LOOKUP));
+	/*
+	 * The entry (and CREATE's open handle) was read, then refused: stock
+	 * gives back nothing of it.  A nodeid of 0 or the root's is none.
+	 */
+	if (variant->field != NODEID)
+		books_expect_kept(&self->m, st.st_ino, 1, variant->opcode == FUSE_CREATE ?
+				  "stock: fuse_create_open() reads the entry, refuses it and sends no FORGET" :
+				  "stock: create_new_entry() reads the entry, refuses it and sends no FORGET");
+	if (variant->opcode == FUSE_CREATE)
+		books_expect_kept_fh(&self->m, FUSE_CREATE, 1,
+				     "stock: fuse_create_open() frees the refused entry's open handle (fuse_file_free()) and sends no RELEASE");
 }
 
 /* --- errors that leave the dcache in doubt: fuse_invalidate_entry() --- */
@@ -334,7 +345,7 @@ FIXTURE(enosys) {
 
 FIXTURE_VARIANT(enosys) {
 	enum call call;
-	const char *name, *to, *name2;
+	const char *name, *to, *name2, *to2;	/* *2: of the second call */
 	uint32_t opcode;
 	bool edit;		/* the core implements it: answer ENOSYS */
 	int error;		/* ... or this error (not remembered) */
@@ -354,10 +365,13 @@ FIXTURE_VARIANT_ADD(enosys, enosys_rename2) {
 	.call = DO_RENAME_NOREPLACE, .name = "file", .to = "file2",
 	.opcode = FUSE_RENAME2, .edit = true, .call_errno = EINVAL, .sent = 1,
 };
-/* LINK: EPERM, and nothing is remembered */
+/*
+ * LINK: EPERM, and nothing is remembered (the core made "file2" before
+ * its ENOSYS: the second call links to another name)
+ */
 FIXTURE_VARIANT_ADD(enosys, enosys_link) {
-	.call = DO_LINK, .name = "file", .to = "file2", .opcode = FUSE_LINK,
-	.call_errno = EPERM, .sent = 2,
+	.call = DO_LINK, .name = "file", .to = "file2", .to2 = "file3",
+	.opcode = FUSE_LINK, .edit = true, .call_errno = EPERM, .sent = 2,
 };
 FIXTURE_VARIANT_ADD(enosys, enosys_fsyncdir) {
 	.call = DO_FSYNCDIR, .name = "dir", .opcode = FUSE_FSYNCDIR,
@@ -408,7 +422,7 @@ TEST_F(enosys, not_implemented_is_translated_and_remembered)
 					    variant->name, variant->to));
 	EXPECT_EQ(variant->call_errno, call(&self->m, variant->call,
 			variant->name2 ? variant->name2 : variant->name,
-			variant->to));
+			variant->to2 ? variant->to2 : variant->to));
 	EXPECT_EQ(variant->sent, ops_since(&self->m, from, variant->opcode));
 	if (variant->opcode == FUSE_CREATE && !variant->error) {
 		EXPECT_EQ(2, ops_since(&self->m, from, FUSE_MKNOD));
@@ -557,7 +571,7 @@ FIXTURE_TEARDOWN(notify_entry)
 		perror("chdir");
 	if (self->held >= 0)
 		close(self->held);
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(notify_entry, the_notification_is_refused_or_drops_what_it_names)

@@ -123,6 +123,8 @@ FIXTURE_VARIANT(lookup_reply) {
 	int stat_errno;
 	unsigned int relookups;	/* LOOKUPs of a second stat("x") */
 	bool root_bad;		/* stat(mnt) -> EIO afterwards */
+	unsigned int kept;	/* lookups of the nodeid read and never
+				 * given back (the books, at the end) */
 };
 
 /* nodeid 0 is a negative entry, cached for its entry_valid */
@@ -132,10 +134,11 @@ FIXTURE_VARIANT_ADD(lookup_reply, lookup_nodeid_zero) {
 /* a size above LLONG_MAX, and no file type: fuse_invalid_attr() */
 FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr) {
 	.nodeid = 40, .generation = 1, .mode = S_IFREG | 0644,
-	.size = 1ULL << 63, .stat_errno = EIO, .relookups = 1,
+	.size = 1ULL << 63, .stat_errno = EIO, .relookups = 1, .kept = 2,
 };
 FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_no_type) {
 	.nodeid = 40, .mode = 0644, .stat_errno = EIO, .relookups = 1,
+	.kept = 2,
 };
 /* ... S_IFMT bits that name no type, the largest size */
 FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_invalid_type) {
@@ -193,7 +196,7 @@ FIXTURE_SETUP(lookup_reply)
 
 FIXTURE_TEARDOWN(lookup_reply)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(lookup_reply, the_entry_is_refused_and_the_root_keeps_its_inode)
@@ -202,6 +205,10 @@ TEST_F(lookup_reply, the_entry_is_refused_and_the_root_keeps_its_inode)
 	struct statfs sfs;
 	unsigned int from;
 
+	/* each stat("x") reads the entry and refuses it */
+	if (variant->kept)
+		books_expect_kept(&self->m, variant->nodeid, variant->kept,
+				  "stock: fuse_lookup_name() reads the entry, refuses its attributes (fuse_invalid_attr()) and sends no FORGET");
 	EXPECT_EQ(variant->stat_errno, stat_errno(&self->m, "x"));
 	ASSERT_EQ(1, LOAD(self->sh->edits));
 	from = nreq(&self->m);
@@ -243,6 +250,8 @@ FIXTURE_VARIANT(revalidate) {
 	unsigned int lookups;	/* LOOKUPs that stat() sends */
 	int forgets;		/* -1: any; else 0, or at least one */
 	bool held_bad;		/* fstat(held) -> EIO */
+	unsigned int kept;	/* lookups of "file" read and never given
+				 * back (the books, at the end) */
 };
 
 /* nodeid 0 is ENOENT: the dentry is dropped, nothing to forget */
@@ -276,7 +285,7 @@ FIXTURE_VARIANT_ADD(revalidate, revalidate_eintr_enomem_but_eio_drops_it) {
 /* a size above LLONG_MAX: dropped, and the fresh lookup refuses it */
 FIXTURE_VARIANT_ADD(revalidate, revalidate_invalid_attr) {
 	.name = "file", .change = SET_SIZE, .value = 1ULL << 63,
-	.stat_errno = EIO, .lookups = 2, .forgets = -1,
+	.stat_errno = EIO, .lookups = 2, .forgets = -1, .kept = 1,
 };
 FIXTURE_VARIANT_ADD(revalidate, revalidate_invalid_attr_u64_max) {
 	.name = "file", .change = SET_SIZE, .value = ~0ULL,
@@ -376,7 +385,7 @@ FIXTURE_SETUP(revalidate)
 FIXTURE_TEARDOWN(revalidate)
 {
 	close(self->held);
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(revalidate, the_reply_decides_whether_the_dentry_and_inode_stay)
@@ -384,6 +393,10 @@ TEST_F(revalidate, the_reply_decides_whether_the_dentry_and_inode_stay)
 	unsigned int from = nreq(&self->m), forgets;
 	struct stat st;
 
+	/* the revalidation's entry counts; the fresh lookup's is refused */
+	if (variant->kept)
+		books_expect_kept(&self->m, self->sh->nodeid, variant->kept,
+				  "stock: fuse_lookup_name() reads the entry, refuses its attributes (fuse_invalid_attr()) and sends no FORGET");
 	STORE(self->sh->phase, 1);
 	EXPECT_EQ(variant->stat_errno, stat_errno(&self->m, variant->name));
 	ASSERT_LT(0, LOAD(self->sh->edits));
@@ -448,7 +461,7 @@ FIXTURE_SETUP(bad_inode)
 
 FIXTURE_TEARDOWN(bad_inode)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /* revalidate-bad-inode */
@@ -536,7 +549,7 @@ FIXTURE_SETUP(export)
 
 FIXTURE_TEARDOWN(export)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(export, a_handle_opens_only_the_node_it_names)

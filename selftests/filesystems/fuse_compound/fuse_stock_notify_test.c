@@ -68,9 +68,9 @@ static int outbox_open(struct mnt *m, uint32_t max_write)
 	return mnt_start(m, cfg);
 }
 
-static void outbox_close(struct mnt *m)
+static void outbox_close(struct __test_metadata *_metadata, struct mnt *m)
 {
-	mnt_stop(m);
+	mnt_stop(_metadata, m);
 	munmap(outbox, sizeof(*outbox));
 }
 
@@ -409,7 +409,7 @@ FIXTURE_SETUP(message)
 
 FIXTURE_TEARDOWN(message)
 {
-	outbox_close(&self->m);
+	outbox_close(_metadata, &self->m);
 }
 
 TEST_F(message, is_refused_or_taken_as_the_check_says)
@@ -489,7 +489,7 @@ FIXTURE_SETUP(store)
 
 FIXTURE_TEARDOWN(store)
 {
-	outbox_close(&self->m);
+	outbox_close(_metadata, &self->m);
 }
 
 TEST_F(store, reads_see_what_was_stored_where_it_counts)
@@ -592,7 +592,7 @@ FIXTURE_SETUP(retrieve)
 
 FIXTURE_TEARDOWN(retrieve)
 {
-	outbox_close(&self->m);
+	outbox_close(_metadata, &self->m);
 }
 
 TEST_F(retrieve, brings_back_no_more_than_the_limits)

@@ -343,7 +343,7 @@ FIXTURE_SETUP(readdir)
 
 FIXTURE_TEARDOWN(readdir)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(readdir, getdents_lists_what_the_row_says)
@@ -387,7 +387,7 @@ FIXTURE_SETUP(readdir_cache)
 
 FIXTURE_TEARDOWN(readdir_cache)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(readdir_cache, bad_entry_never_enters_the_cache)
@@ -581,7 +581,7 @@ FIXTURE_SETUP(readdirplus)
 
 FIXTURE_TEARDOWN(readdirplus)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(readdirplus, entries_are_listed_linked_and_forgotten_as_the_row_says)

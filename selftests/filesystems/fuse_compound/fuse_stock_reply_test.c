@@ -408,7 +408,7 @@ FIXTURE_SETUP(reply)
 
 FIXTURE_TEARDOWN(reply)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 TEST_F(reply, broken_first_is_refused_or_taken_as_the_check_says)
@@ -519,6 +519,7 @@ static void evict_and_read_forgets(struct srv_reply *r)
 	while ((n = read(r->fd, buf, sizeof(buf))) >= (ssize_t)sizeof(struct fuse_in_header)) {
 		uint32_t op = ((struct fuse_in_header *)buf)->opcode;
 
+		srv_took(r->log, buf, n);	/* the books count the forgets */
 		forgets->single += op == FUSE_FORGET;
 		forgets->batch += op == FUSE_BATCH_FORGET;
 	}
@@ -551,7 +552,7 @@ FIXTURE_SETUP(old_minor)
 
 FIXTURE_TEARDOWN(old_minor)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 	munmap(forgets, sizeof(*forgets));
 }
 

@@ -121,7 +121,7 @@ FIXTURE_SETUP(xcall)
 
 FIXTURE_TEARDOWN(xcall)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /* Make the call on "file"; its result or -errno */

@@ -125,6 +125,7 @@ static void write_held(const struct srv_config *cfg, int fd)
 {
 	unsigned int i, n, may[MAX_HELD], last, written = 0;
 	bool hold;
+	int err;
 
 	lock_queue();
 	for (;;) {
@@ -137,7 +138,8 @@ static void write_held(const struct srv_config *cfg, int fd)
 			break;
 		i = may[next_rand() % n];
 		usleep(next_rand() % 200);	/* models service time */
-		if (write(fd, sh->q[i].buf, sh->q[i].len) < 0 && errno != ENOENT)
+		err = srv_write(cfg->log, fd, sh->q[i].buf, sh->q[i].len);
+		if (err && err != ENOENT)
 			break;			/* the connection is gone */
 		written++;
 		last = --sh->nheld;
@@ -296,7 +298,7 @@ FIXTURE_SETUP(stress)
 FIXTURE_TEARDOWN(stress)
 {
 	__atomic_store_n(&sh->hold, 0, __ATOMIC_RELEASE);
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 	mark_fuse_activity();
 }
 
@@ -450,6 +452,7 @@ static void shake(struct __test_metadata *_metadata, FIXTURE_DATA(stress) *self,
 				TH_LOG("no FUSE_INTERRUPT for unique %" PRIu64, unique);
 		}
 	case SHAKE_ABORT:
+		books_not_checked(&self->m, "the connection is aborted: the kernel gives nothing back after it");
 		snprintf(name, sizeof(name), "/sys/fs/fuse/connections/%u/abort",
 			 self->conn);
 		fd = open(name, O_WRONLY);
@@ -458,11 +461,13 @@ static void shake(struct __test_metadata *_metadata, FIXTURE_DATA(stress) *self,
 		close(fd);
 		break;
 	case SHAKE_KILL:
+		books_not_checked(&self->m, "the server is killed: nobody to give back to");
 		ASSERT_EQ(0, kill(self->m.server, SIGKILL));
 		ASSERT_EQ(self->m.server, waitpid(self->m.server, NULL, 0));
 		self->m.server = 0;
 		break;
 	case SHAKE_LAZY_UMOUNT:
+		books_not_checked(&self->m, "a lazy unmount: the mount is gone, and an unmount gives nothing back");
 		ASSERT_EQ(0, umount2(self->m.dir, MNT_DETACH));
 		break;
 	default:

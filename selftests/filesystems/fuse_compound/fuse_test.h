@@ -20,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,12 +29,23 @@
 
 /* --- helpers --- */
 
+/* The books are written by the server process: read them as published */
+#define LOAD_BOOKS(x)	__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+
 struct mnt {
 	char dir[64];
 	pid_t server;
 	struct srv_log *log;
 	int notify;		/* read end: a byte per server event */
 	int control;		/* write end: tells the server to answer */
+	const char *books_why;	/* why the books are not checked at the end */
+	struct books_kept {	/* what the test knows the kernel keeps */
+		uint64_t nodeid;	/* 0: open handles of opcode */
+		uint32_t opcode;
+		uint64_t n;
+		const char *why;
+	} kept[4];
+	unsigned int nkept;
 };
 
 static inline bool expect_compound(void)
@@ -62,6 +74,9 @@ static inline int mnt_start(struct mnt *m, struct srv_config cfg)
 {
 	int pipefd[2], ctl[2], fd;
 
+	m->books_why = cfg.unwatched ? "the server keeps no books (unwatched)" :
+					NULL;
+	m->nkept = 0;
 	snprintf(m->dir, sizeof(m->dir), "/tmp/fusegate.XXXXXX");
 	if (!mkdtemp(m->dir))
 		return -errno;
@@ -105,7 +120,12 @@ static inline int mnt_start(struct mnt *m, struct srv_config cfg)
 	return 0;
 }
 
-static inline void mnt_stop(struct mnt *m)
+/*
+ * Unmount, end the server and free the mount, without looking at its
+ * books: for what has no test to fail (the fuzzer, a failed setup).  A
+ * test's teardown calls mnt_stop(), which checks them first.
+ */
+static inline void mnt_kill(struct mnt *m)
 {
 	if (umount2(m->dir, 0))
 		umount2(m->dir, MNT_DETACH);
@@ -267,6 +287,330 @@ static inline int open_append_write(struct mnt *m, const char *name)
 	return close(fd) ? -errno : 0;
 }
 
+/* --- the server's books, checked at the end of every test --- */
+
+#ifdef TEST_HARNESS_MAIN	/* the books fail a test: not in fuse_fuzz */
+
+/*
+ * Say, in the test, why its books cannot be checked at its end: the
+ * connection is gone (the server killed, the connection aborted, a lazy
+ * unmount), or nothing can be asked of it.  Printed as a diagnostic.
+ */
+static inline void books_not_checked(struct mnt *m, const char *why)
+{
+	m->books_why = why;
+}
+
+/*
+ * Say, in the test, that the kernel keeps @n lookups of @nodeid that it
+ * read and never gives them back, and why (the kernel function that drops
+ * them): the check then wants exactly that imbalance there, balance
+ * everywhere else, and prints it as a diagnostic.
+ */
+static inline void books_expect_kept(struct mnt *m, uint64_t nodeid,
+				     uint64_t n, const char *why)
+{
+	if (m->nkept < sizeof(m->kept) / sizeof(m->kept[0]))
+		m->kept[m->nkept++] = (struct books_kept){ nodeid, 0, n, why };
+}
+
+/* The same for @n open handles read in replies to @opcode, never released */
+static inline void books_expect_kept_fh(struct mnt *m, uint32_t opcode,
+					uint64_t n, const char *why)
+{
+	if (m->nkept < sizeof(m->kept) / sizeof(m->kept[0]))
+		m->kept[m->nkept++] = (struct books_kept){ 0, opcode, n, why };
+}
+
+/* What the test says the kernel keeps of @nodeid (or of fhs of @opcode) */
+static inline const struct books_kept *books_kept(struct mnt *m, uint64_t nodeid,
+						  uint32_t opcode)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nkept; i++)
+		if (nodeid ? m->kept[i].nodeid == nodeid :
+			     !m->kept[i].nodeid && m->kept[i].opcode == opcode)
+			return &m->kept[i];
+	return NULL;
+}
+
+/* The books of one nodeid, wherever they are kept */
+static inline bool books_node(struct mnt *m, unsigned int i, uint64_t *nodeid,
+			      uint64_t *granted, uint64_t *forgotten,
+			      uint32_t *by)
+{
+	const struct srv_node_books *b;
+
+	if (i < SRV_MAX_NODES) {
+		*nodeid = i;
+		*granted = LOAD_BOOKS(m->log->granted[i]);
+		*forgotten = LOAD_BOOKS(m->log->forgotten[i]);
+		*by = m->log->granted_by[i];
+		return true;
+	}
+	b = &m->log->node_spill[i - SRV_MAX_NODES];
+	*nodeid = b->nodeid;
+	*granted = LOAD_BOOKS(b->granted);
+	*forgotten = LOAD_BOOKS(b->forgotten);
+	*by = b->granted_by;
+	return b->nodeid != 0;
+}
+
+static inline const struct srv_fh_books *books_fh(struct mnt *m, unsigned int i)
+{
+	return i < SRV_MAX_FH ? &m->log->fh[i] : &m->log->fh_spill[i - SRV_MAX_FH];
+}
+
+/*
+ * Lookups granted and not given back, and open handles not released,
+ * over every nodeid but the root's (the kernel holds the root until the
+ * unmount, which gives nothing back: no FORGET at unmount) and every fh
+ */
+static inline uint64_t books_outstanding(struct mnt *m)
+{
+	uint64_t nodeid, granted, forgotten, n = 0;
+	unsigned int i;
+	uint32_t by;
+
+	for (i = 0; i < SRV_MAX_NODES + SRV_BOOKS_SPILL; i++)
+		if (books_node(m, i, &nodeid, &granted, &forgotten, &by) &&
+		    nodeid != FUSE_ROOT_ID && granted > forgotten)
+			n += granted - forgotten;
+	for (i = 0; i < SRV_MAX_FH + SRV_BOOKS_SPILL; i++)
+		if (books_fh(m, i)->opened > books_fh(m, i)->released)
+			n += books_fh(m, i)->opened - books_fh(m, i)->released;
+	/* what the test says the kernel keeps is no longer waited for */
+	for (i = 0; i < m->nkept; i++)
+		n -= n < m->kept[i].n ? n : m->kept[i].n;
+	return n;
+}
+
+/* Every imbalance, each reported (with @log); their number */
+static inline int books_report(struct __test_metadata *_metadata, struct mnt *m,
+			       bool log)
+{
+	uint64_t nodeid, granted, forgotten;
+	unsigned int i;
+	int bad = 0;
+	uint32_t by;
+
+	const struct books_kept *k;
+	uint64_t kept_fh[4] = { 0 };
+
+	for (i = 0; i < SRV_MAX_NODES + SRV_BOOKS_SPILL; i++) {
+		if (!books_node(m, i, &nodeid, &granted, &forgotten, &by) ||
+		    nodeid == FUSE_ROOT_ID)
+			continue;
+		k = nodeid ? books_kept(m, nodeid, 0) : NULL;
+		if (k && granted == forgotten + k->n) {
+			if (log)
+				ksft_print_msg("books: nodeid %llu: %llu of %llu lookups kept, as the test says: %s\n",
+					       (unsigned long long)nodeid,
+					       (unsigned long long)k->n,
+					       (unsigned long long)granted, k->why);
+			continue;
+		}
+		if (!k && granted == forgotten)
+			continue;
+		if (k && log)
+			TH_LOG("books: nodeid %llu: the test says %llu lookups are kept (%s)",
+			       (unsigned long long)nodeid,
+			       (unsigned long long)k->n, k->why);
+		if (log)
+			TH_LOG("books: nodeid %llu: %llu lookups granted (the last by opcode %u), %llu given back%s",
+		       (unsigned long long)nodeid, (unsigned long long)granted,
+		       by, (unsigned long long)forgotten,
+		       granted < forgotten ? ": forgotten more than granted" : "");
+		bad++;
+	}
+	for (i = 0; i < SRV_MAX_FH + SRV_BOOKS_SPILL; i++) {
+		const struct srv_fh_books *b = books_fh(m, i);
+
+		if (b->opened == 1 && b->released == 1)
+			continue;
+		if (!b->opened && !b->released)
+			continue;
+		k = books_kept(m, 0, b->opened_by);
+		if (k && b->released < b->opened) {
+			kept_fh[k - m->kept] += b->opened - b->released;
+			continue;
+		}
+		if (!log)
+			;
+		else if (!b->opened)
+			TH_LOG("books: fh %llu: released %u times (opcode %u), never opened",
+			       (unsigned long long)b->fh, b->released, b->released_by);
+		else
+			TH_LOG("books: fh %llu: opened %u times (opcode %u), released %u times%s",
+			       (unsigned long long)b->fh, b->opened, b->opened_by,
+			       b->released, b->released > b->opened ?
+			       ": released more than opened" :
+			       b->released < b->opened ? ": never released" :
+			       ": one handle opened twice");
+		bad++;
+	}
+	for (i = 0; i < m->nkept; i++) {
+		k = &m->kept[i];
+		if (k->nodeid)
+			continue;
+		if (kept_fh[i] == k->n) {
+			if (log)
+				ksft_print_msg("books: %llu handles opened by opcode %u kept, as the test says: %s\n",
+					       (unsigned long long)k->n, k->opcode, k->why);
+			continue;
+		}
+		if (log)
+			TH_LOG("books: %llu handles opened by opcode %u never released; the test says %llu (%s)",
+			       (unsigned long long)kept_fh[i], k->opcode,
+			       (unsigned long long)k->n, k->why);
+		bad++;
+	}
+	/* a nodeid the test says is kept, and never granted */
+	for (i = 0; i < m->nkept; i++) {
+		k = &m->kept[i];
+		if (!k->nodeid || k->nodeid >= SRV_MAX_NODES ||
+		    LOAD_BOOKS(m->log->granted[k->nodeid]))
+			continue;
+		if (log)
+			TH_LOG("books: nodeid %llu: the test says %llu lookups are kept (%s), none was granted",
+			       (unsigned long long)k->nodeid,
+			       (unsigned long long)k->n, k->why);
+		bad++;
+	}
+	if (log && m->log->books_spill_full)
+		TH_LOG("books: %u nodeids or fhs beyond the spill tables",
+		       m->log->books_spill_full);
+	if (log && m->log->books_unknown_reply)
+		TH_LOG("books: %u replies taken to requests the books never saw",
+		       m->log->books_unknown_reply);
+	if (log && m->log->books_model_disagrees)
+		TH_LOG("books: %u replies the model (books_read()) judged unlike the kernel",
+		       m->log->books_model_disagrees);
+	return bad + m->log->books_spill_full + m->log->books_unknown_reply +
+	       m->log->books_model_disagrees;
+}
+
+static inline int drop_dentries_and_inodes(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, "2", 1) == 1 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * A barrier: a STATFS the server answers, and its reply in the log.  The
+ * server reads its requests one at a time, in the order the kernel hands
+ * them out, and counts a FORGET or a RELEASE when it reads it: once the
+ * STATFS is answered, everything handed out before it is in the books.
+ */
+static inline int books_barrier(struct mnt *m)
+{
+	unsigned int i, from = nreq(m);
+	struct statfs st;
+
+	if (statfs(m->dir, &st))
+		return -errno;
+	for (i = from; i < nreq(m); i++)
+		if (m->log->rec[i].opcode == FUSE_STATFS && !m->log->rec[i].sub)
+			return wait_replied(m, &m->log->rec[i]) ? 0 : -EPIPE;
+	return 0;	/* a full log: the statfs() returned, that is the barrier */
+}
+
+/* A child's dentry holds its parent's: the deepest tree a test makes */
+#define BOOKS_DEPTH	4
+
+/*
+ * Bring the books to where they stand once the kernel has given back all
+ * it can: the test's files closed, the connection up, the test's
+ * conversation over (its edit has no say from now).  Returns 0 or the
+ * errno of drop_caches or of a barrier; *barriers: how many it took.
+ *
+ * The kernel gives lookups back when it evicts an inode, and an unmount
+ * evicts without telling the server: so the check drops the dentries and
+ * inodes first (drop_caches 2; fuse evicts an inode at its last iput,
+ * generic_delete_inode, and queues its FORGET then, before drop_caches
+ * returns).  A RELEASE is queued at the close that dropped the file, in the
+ * background (fuse_file_put()), and its reply puts the inode it held
+ * (fuse_prepare_release()'s igrab): that inode goes at the next drop.
+ *
+ * Then it waits for what was queued with barriers, never on time, and
+ * looks at the books after each.  How many, at most: in
+ * fuse_dev_do_read(), with forgets and requests both pending, forgets go
+ * first while forget_batch is positive, then up to 8 requests (it counts
+ * down from 0 to -8, where it is set to 16 again), then up to 16 forgets.
+ * So of 9 barriers in a row, at least one has a forget read before it
+ * (a BATCH_FORGET holds every one queued; a single FORGET, minor < 16,
+ * one nodeid, 16 of them a turn): 9 * (1 + N / 16) barriers give back N
+ * outstanding lookups and handles.  BOOKS_DEPTH more let a tree go one
+ * level a round, and one more a RELEASE's inode.
+ */
+static inline int books_settle(struct mnt *m, unsigned int *barriers)
+{
+	unsigned int round, rounds;
+	int err = 0;
+
+	/* the test's conversation is over: no edit of the test's from now */
+	__atomic_store_n(&m->log->books_closed, 1, __ATOMIC_RELEASE);
+	rounds = 9 * (1 + books_outstanding(m) / 16) + BOOKS_DEPTH + 1;
+	for (round = 0; round < rounds && !err; round++) {
+		err = drop_dentries_and_inodes();
+		if (!err)
+			err = books_barrier(m);
+		if (!err && !books_outstanding(m)) {
+			round++;
+			break;
+		}
+	}
+	*barriers = round;
+	return err;
+}
+
+/*
+ * The check at the end of every test: nothing granted leaked (every
+ * nodeid but the root was given back what it was granted, every fh read
+ * was released), nothing was given back that was not granted, nothing
+ * twice.  Each imbalance is reported and fails the test.
+ */
+static inline void books_check(struct __test_metadata *_metadata, struct mnt *m)
+{
+	unsigned int barriers;
+	int err;
+
+	if (m->books_why) {
+		ksft_print_msg("books not checked: %s\n", m->books_why);
+		return;
+	}
+	if (_metadata->exit_code == KSFT_FAIL) {
+		ksft_print_msg("books not checked: the test failed before its end\n");
+		return;
+	}
+	if (m->server <= 0 || waitpid(m->server, NULL, WNOHANG) != 0) {
+		m->server = 0;
+		EXPECT_TRUE(false) TH_LOG("books: the server is gone, and the test does not say why (books_not_checked())");
+		return;
+	}
+	err = books_settle(m, &barriers);
+	EXPECT_EQ(0, err) TH_LOG("books: drop_caches or the barrier failed: %s (the connection is not up? then say books_not_checked())",
+				 strerror(-err));
+	EXPECT_EQ(0, books_report(_metadata, m, true))
+		TH_LOG("books: the server's books do not balance after %u barriers",
+		       barriers);
+}
+
+/* The end of a test: its server's books checked, then the mount undone */
+static inline void mnt_stop(struct __test_metadata *_metadata, struct mnt *m)
+{
+	books_check(_metadata, m);
+	mnt_kill(m);
+}
+
+#endif
+
 /* --- kmemleak --- */
 
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"
@@ -379,7 +723,7 @@ static inline struct srv_config srv_cfg(enum srv_behaviour b, uint64_t entry,
 	}								\
 	FIXTURE_TEARDOWN(name)						\
 	{								\
-		mnt_stop(&self->m);					\
+		mnt_stop(_metadata, &self->m);				\
 	}
 
 #define SERVER_FIXTURE(name, behaviour, entry, attr)			\

@@ -1,0 +1,674 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fuse_real_servers: FUSE servers written by others, each started the way
+# its users start it, under workloads written by others (fio with data
+# verification, stress-ng file-system stressors) and a short script of
+# our own for what they miss.  One KTAP subtest per server, one case per
+# (server, workload step); a step the server cannot do is a SKIP whose
+# reason says why, decided by the server's table below, never by the run.
+#
+# The servers are the host's Debian 12 packages, reached over the 9p share
+# 'host' (the host's root, read-only; scripts/guest.sh): /usr is bound
+# from it, /lib and /lib64 point into it.  The libfuse examples were
+# built on the host (run_selftests.sh) and sit in $FUSEGATE_REAL_EXAMPLES.
+#
+# The kernel's tracepoints fuse:fuse_request_send and fuse:fuse_request_end
+# count the requests of each (server, workload) by opcode, and the errors
+# the server answered by opcode; each count is a line
+#   # fuse_requests: server=S workload=W total=N lost=0 ops=OP:N,... errors=OP:ERR:N,...
+# that scripts/request_counts.py reads from the KTAP stream.
+#
+# Deterministic: fixed sizes, seeds and op counts.  Waits are for defined
+# states (a mount appearing, a server exiting, a notification's effect),
+# bounded; the only sleeps let the kernel's entry and attribute timeouts
+# expire before a stat that must then ask the server.
+
+export PATH=/bin:/usr/bin:/usr/sbin
+W=/tmp/real
+TR=/sys/kernel/tracing
+EXAMPLES=${FUSEGATE_REAL_EXAMPLES:-/tests/examples}
+FHANDLE=${FUSEGATE_REAL_FHANDLE:-/tests/fuse_real_fhandle}
+
+# Each server: its name and what it can do.  Words:
+#   rw       writable                 direct  O_DIRECT opens work
+#   mmap     shared writable mmap     lock    POSIX locks (lockf)
+#   link     hard links               symlink symbolic links
+#   nlink    link counts (not sshfs: SFTP v3 attributes carry none)
+#   export   file handles (name_to_handle_at, open_by_handle_at): none
+#            of these servers sets FUSE_EXPORT_SUPPORT
+#   backing  a backing directory whose changes the mount shows once the
+#            kernel's entry and attribute timeouts expired (not rclone: its
+#            VFS caches directories for 5 minutes; not sshfs: its own
+#            cache keeps attributes 20 s)
+#   notify   a libfuse notification example (a read-only single file)
+# A step whose word is missing is a SKIP, with the reason of skip_reason.
+SERVERS="
+fuse_overlayfs|rw direct mmap link nlink symlink lock
+bindfs|rw direct mmap link nlink symlink lock backing
+mergerfs|rw direct mmap link nlink symlink lock backing
+unionfs|rw direct mmap link nlink symlink lock backing
+gocryptfs|rw direct mmap link nlink symlink lock
+rclone|rw direct mmap lock
+ntfs_3g|rw direct mmap link nlink symlink lock
+fuse2fs|rw direct mmap link nlink symlink lock
+squashfuse|
+archivemount|rw direct mmap lock
+sshfs|rw direct mmap link symlink lock
+passthrough|rw direct mmap link nlink symlink lock backing
+passthrough_fh|rw direct mmap link nlink symlink lock backing
+notify_store_retrieve|notify
+notify_inval_inode|notify
+notify_inval_entry|notify
+invalidate_path|notify
+"
+
+# Why a server cannot do a step, where the general reason says too little
+REASONS="
+rclone|links|rclone mount refuses hard links (its VFS has no link operation)
+rclone|symlinks|rclone 1.60 mount has no symbolic links (no --links option yet)
+archivemount|links|archivemount 0.8.7 cannot link a file made since the mount (ENOENT)
+archivemount|symlinks|archivemount 0.8.7 answers symlink() with ENOSYS
+"
+
+# The steps, in order: a KTAP case each, for every server
+STEPS="mount fio_seq fio_rand fio_direct fio_mmap stress_dir stress_dentry
+stress_rename stress_lockf stress_mmap stress_hdd readdir_1000 append
+truncate links symlinks stat_timeouts fhandle notify unmount"
+
+# the stress-ng stressors: step name, stressor, its options (fixed op
+# counts), all in one run.  Left out for time (TCG + KASAN, measured on
+# bindfs): --link and --symlink (8192 links per bogo operation, which
+# stress-ng 0.15.06 cannot lower; the script's links and symlinks do a few),
+# --xattr (not one of 16 operations done in 120 s), --fallocate (8 in
+# 94 s) and --filename (16 in 40 s).
+STRESSORS="
+stress_dir|dir|--dir-ops 1 --dir-dirs 64
+stress_dentry|dentry|--dentry-ops 1 --dentries 16
+stress_rename|rename|--rename-ops 8
+stress_lockf|lockf|--lockf-ops 8
+stress_mmap|mmap|--mmap-ops 1 --mmap-bytes 64k --mmap-file
+stress_hdd|hdd|--hdd-ops 8 --hdd-bytes 1m --hdd-write-size 4k
+"
+
+# --- KTAP ---------------------------------------------------------------
+
+say() { echo "$*"; }
+diag() { sed 's/^/# /'; }
+
+n_case=0
+case_ok() { n_case=$((n_case + 1)); say "    ok $n_case $1"; }
+case_fail() { n_case=$((n_case + 1)); say "    not ok $n_case $1"; }
+case_skip() { n_case=$((n_case + 1)); say "    ok $n_case $1 # SKIP $2"; }
+
+# result STEP RC LOG: the case of a step that ran, its log on failure
+result() {
+	if [ "$2" -eq 0 ]; then
+		case_ok "$1"
+	else
+		[ ! -s "$3" ] || tail -n 25 "$3" | diag
+		case_fail "$1"
+	fi
+}
+
+# --- the guest's view of the host ----------------------------------------
+
+# setup_host: the host's /usr over 9p, and what its programs look for
+setup_host() {
+	mkdir -p /host /usr /etc "$W" || return 1
+	grep -q ' /host 9p ' /proc/mounts ||
+		timeout 60 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose \
+			host /host || return 1
+	grep -q ' /usr 9p ' /proc/mounts || mount --bind /host/usr /usr || return 1
+	[ -e /lib ] || ln -s usr/lib /lib
+	[ -e /lib64 ] || ln -s usr/lib64 /lib64
+	cp /host/etc/ld.so.cache /etc/ld.so.cache
+	echo 'root:x:0:0:root:/tmp/real/home:/bin/sh' > /etc/passwd
+	echo 'root:x:0:' > /etc/group
+	[ -e /etc/mtab ] || ln -s /proc/self/mounts /etc/mtab
+	mkdir -p "$W/home"
+	export HOME="$W/home"
+	grep -q ' /sys/kernel/tracing ' /proc/mounts ||
+		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+}
+
+# --- request counts --------------------------------------------------------
+
+tracing=0
+trace_setup() {
+	[ -e "$TR/events/fuse/fuse_request_send/enable" ] || return 0
+	echo 0 > "$TR/tracing_on"
+	echo 8192 > "$TR/buffer_size_kb"
+	echo 1 > "$TR/events/fuse/fuse_request_send/enable"
+	echo 1 > "$TR/events/fuse/fuse_request_end/enable"
+	tracing=1
+}
+
+trace_begin() {
+	[ "$tracing" = 1 ] || return 0
+	echo 0 > "$TR/tracing_on"
+	: > "$TR/trace"
+	echo 1 > "$TR/tracing_on"
+}
+
+# trace_end SERVER WORKLOAD: the count line of what was traced since trace_begin
+trace_end() {
+	[ "$tracing" = 1 ] || return 0
+	echo 0 > "$TR/tracing_on"
+	awk -v server="$1" -v workload="$2" '
+	/entries-in-buffer\/entries-written:/ {
+		split($3, e, "/"); lost = (e[1] != e[2]) }
+	/ fuse_request_send: / {
+		for (i = 1; i < NF; i++) {
+			if ($i == "connection") c = $(i + 1)
+			if ($i == "req") r = $(i + 1)
+			if ($i == "opcode") o = $(i + 1)
+		}
+		op[c " " r] = o; n[o]++; total++ }
+	/ fuse_request_end: / {
+		for (i = 1; i < NF; i++) {
+			if ($i == "connection") c = $(i + 1)
+			if ($i == "req") r = $(i + 1)
+			if ($i == "error") e = $(i + 1)
+		}
+		if ((c " " r) in op) { ends++; if (e != 0) err[op[c " " r] ":" e]++ } }
+	END {
+		s = ""; for (o in n) s = s (s == "" ? "" : ",") o ":" n[o]
+		t = ""; for (k in err) t = t (t == "" ? "" : ",") k ":" err[k]
+		printf "# fuse_requests: server=%s workload=%s total=%d lost=%d ops=%s errors=%s ends=%d\n",
+			server, workload, total, lost, s, t, ends }' "$TR/trace"
+}
+
+# --- servers ---------------------------------------------------------------
+
+# wait_for TRIES CMD...: run CMD every 0.1 s until it succeeds, at most
+# TRIES times (a bounded wait for a defined state)
+wait_for() {
+	local tries=$1
+	shift
+	while ! "$@"; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+is_mounted() { grep -q " $1 fuse" /proc/self/mounts; }
+
+# server_pids MNT: the processes whose command line names MNT
+server_pids() {
+	for f in /proc/[0-9]*/cmdline; do
+		tr '\0' ' ' < "$f" 2>/dev/null | grep -q -- "$1" || continue
+		f=${f#/proc/}
+		echo "${f%/cmdline}"
+	done
+}
+
+no_process_left() {
+	for p in $1; do
+		[ ! -d "/proc/$p" ] && continue
+		# a zombie is gone for our purpose
+		grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null || return 1
+	done
+	return 0
+}
+
+# populate DIR: the 1000 entries of readdir_1000 and the files of the
+# script, created in DIR (a backing directory or an image's source)
+populate() {
+	mkdir -p "$1/many" || return 1
+	i=0
+	while [ $i -lt 1000 ]; do
+		: > "$1/many/entry-$i"
+		i=$((i + 1))
+	done
+	printf 'fusegate real servers\n' > "$1/hello"
+}
+
+# start_NAME: mount the server NAME on $mnt, its files in $dir (set
+# $data: where the workloads run, $back: its backing directory if any)
+start_fuse_overlayfs() {
+	mkdir -p "$dir/lower" "$dir/upper" "$dir/work"
+	populate "$dir/lower"
+	back=$dir/lower
+	fuse-overlayfs -o "lowerdir=$dir/lower,upperdir=$dir/upper,workdir=$dir/work" "$mnt"
+}
+start_bindfs() {
+	mkdir -p "$dir/src"; populate "$dir/src"; back=$dir/src
+	bindfs "$dir/src" "$mnt"
+}
+start_mergerfs() {
+	mkdir -p "$dir/b1" "$dir/b2"; populate "$dir/b1"; back=$dir/b1
+	# minfreespace: the default (4G) is more than these tmpfs branches have
+	mergerfs -o category.create=mfs,minfreespace=16M "$dir/b1:$dir/b2" "$mnt"
+}
+start_unionfs() {
+	mkdir -p "$dir/rw" "$dir/ro"; populate "$dir/ro"; back=$dir/ro
+	unionfs -o cow "$dir/rw=RW:$dir/ro=RO" "$mnt"
+}
+start_gocryptfs() {
+	mkdir -p "$dir/cipher"
+	gocryptfs -q -init -scryptn 10 -extpass "echo fusegate" "$dir/cipher" || return 1
+	gocryptfs -q -extpass "echo fusegate" "$dir/cipher" "$mnt"
+}
+start_rclone() {
+	mkdir -p "$dir/src" "$dir/cache"; populate "$dir/src"; back=$dir/src
+	: > "$dir/rclone.conf"
+	rclone mount --config "$dir/rclone.conf" --cache-dir "$dir/cache" \
+		--vfs-cache-mode writes --daemon "$dir/src" "$mnt"
+}
+start_ntfs_3g() {
+	dd if=/dev/zero of="$dir/ntfs.img" bs=1M count=0 seek=32 2>/dev/null
+	/usr/sbin/mkntfs -q -F -f -L fusegate "$dir/ntfs.img" || return 1
+	ntfs-3g "$dir/ntfs.img" "$mnt"
+}
+start_fuse2fs() {
+	mkdir -p "$dir/src"; populate "$dir/src"
+	/usr/sbin/mkfs.ext4 -q -F -d "$dir/src" "$dir/ext4.img" 32M || return 1
+	fuse2fs "$dir/ext4.img" "$mnt"
+}
+start_squashfuse() {
+	mkdir -p "$dir/src"; populate "$dir/src"
+	ln -s hello "$dir/src/hello-link"
+	mksquashfs "$dir/src" "$dir/img.sqfs" -quiet -no-progress -processors 1 >/dev/null || return 1
+	squashfuse "$dir/img.sqfs" "$mnt"
+}
+start_archivemount() {
+	mkdir -p "$dir/src"; populate "$dir/src"
+	(cd "$dir/src" && tar cf "$dir/archive.tar" .) || return 1
+	archivemount "$dir/archive.tar" "$mnt"
+}
+start_sshfs() {
+	mkdir -p "$dir/src"; populate "$dir/src"; back=$dir/src
+	mkfifo "$dir/to-sshfs"
+	# SFTP over a pipe: openssh's sftp-server on one end, sshfs in
+	# passive mode (SFTP on its stdin and stdout) on the other
+	/usr/lib/openssh/sftp-server < "$dir/to-sshfs" |
+		sshfs -f -o passive "localhost:$dir/src" "$mnt" > "$dir/to-sshfs" &
+}
+start_passthrough() {
+	mkdir -p "$dir/src"; populate "$dir/src"; back=$dir/src
+	"$EXAMPLES/passthrough" "$mnt"
+	data=$mnt$dir/src
+}
+start_passthrough_fh() {
+	mkdir -p "$dir/src"; populate "$dir/src"; back=$dir/src
+	"$EXAMPLES/passthrough_fh" "$mnt"
+	data=$mnt$dir/src
+}
+start_notify_store_retrieve() { "$EXAMPLES/notify_store_retrieve" --update-interval=1 "$mnt"; }
+start_notify_inval_inode() { "$EXAMPLES/notify_inval_inode" --update-interval=1 "$mnt"; }
+start_notify_inval_entry() {
+	"$EXAMPLES/notify_inval_entry" --update-interval=1 --timeout=30 "$mnt"
+}
+start_invalidate_path() { "$EXAMPLES/invalidate_path" "$mnt"; }
+
+# --- steps -------------------------------------------------------------------
+
+has() { case " $caps " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# skip_reason STEP: why this server cannot do STEP, or nothing when it can
+skip_reason() {
+	local general why
+	general=$(skip_general "$1")
+	[ -n "$general" ] || return 0
+	why=$(echo "$REASONS" | awk -F'|' -v s="$name" -v t="$1" '$1 == s && $2 == t { print $3 }')
+	echo "${why:-$general}"
+}
+
+# skip_general STEP: the reason that follows from the server's words
+skip_general() {
+	if has notify; then
+		[ "$1" = notify ] || echo "a libfuse notification example serves one read-only file"
+		return
+	fi
+	[ "$1" != notify ] || { echo "not a notification example"; return; }
+	case "$1" in
+	fio_*|stress_*|append|truncate|links|symlinks)
+		has rw || { echo "read-only file system"; return; } ;;
+	esac
+	case "$1" in
+	fio_direct) has direct || echo "O_DIRECT opens fail (EINVAL): the server does not allow direct I/O" ;;
+	fio_mmap|stress_mmap) has mmap || echo "no shared writable mmap on this server" ;;
+	links) has link || echo "no hard links" ;;
+	symlinks) has symlink || echo "no symbolic links" ;;
+	stress_lockf) has lock || echo "no POSIX locks" ;;
+	fhandle) has export || echo "the server does not export (no FUSE_EXPORT_SUPPORT): a handle goes stale once its inode left the cache" ;;
+	esac
+}
+
+# fio_job NAME SIZE FIO-OPTIONS...: write, then read back and verify
+fio_job() {
+	local name=$1 size=$2
+	shift 2
+	# fio keeps its job table in SysV shared memory: without CONFIG_SYSVIPC
+	# in the guest, a preload maps it shared and anonymous (fuse_real_shm.c)
+	[ -d /proc/sysvipc ] || export LD_PRELOAD=${FUSEGATE_REAL_SHM:-/tests/fuse_real_shm.so}
+	fio --name="$name" --directory="$data" --filename="fio-$name" --size="$size" --bs=4k \
+		--ioengine=psync --verify=crc32c --do_verify=1 --verify_fatal=1 --randseed=7 \
+		--end_fsync=1 --unlink=1 --verify_state_save=0 "$@" --output-format=terse > "$log" 2>&1
+	local rc=$?
+	unset LD_PRELOAD
+	return $rc
+}
+
+step_fio_seq() { fio_job seq 64k --rw=write; }
+step_fio_rand() { fio_job rand 64k --rw=randwrite; }
+# 192 KiB: past the 128 KiB of gate-fixtures/real_direct_write_tail_dropped
+step_fio_direct() {
+	fio_job direct 192k --rw=randwrite --direct=1 &&
+		fio_job directseq 192k --rw=write --direct=1
+}
+step_fio_mmap() { fio_job mmap 64k --rw=randwrite --ioengine=mmap; }
+
+# stress-ng: the server's stressors in one run (one instance each, fixed
+# op counts and seed), then one case per stressor from what it printed
+stress_run() {
+	local args="" step s opts
+	echo "$STRESSORS" | while IFS='|' read -r step s opts; do
+		[ -n "$step" ] || continue
+		[ -z "$(skip_reason "$step")" ] || continue
+		echo "--$s 1 $opts"
+	done > "$dir/stress.args"
+	args=$(cat "$dir/stress.args")
+	[ -n "$args" ] || return 0
+	mkdir -p "$data/stress"
+	# shellcheck disable=SC2086
+	stress-ng --temp-path "$data/stress" --seed 42 --verify --timeout 120 \
+		--metrics-brief $args > "$dir/stress.log" 2>&1
+	echo $? > "$dir/stress.rc"
+	awk '$2 == "metrc:" && $5 ~ /^[0-9]+$/ { printf "%s %s ops %ss, ", $4, $5, $6 }' \
+		"$dir/stress.log" | sed 's/^/# stress-ng: /; s/, $//'
+	echo
+}
+
+# stress_case STEP STRESSOR OPTS: the case of one stressor of the run
+stress_case() {
+	local step=$1 s=$2 ops want
+	want=$(echo "$3" | sed -n 's/.*--[a-z]*-ops \([0-9]*\).*/\1/p')
+	log=$dir/$step.log
+	grep -E "(fail|error|warn):? +\[[0-9]+\] $s:|\] $s: .*(skipping|not supported|failed)" \
+		"$dir/stress.log" > "$log"
+	ops=$(awk -v s="$s" '$2 == "metrc:" && $4 == s && $5 ~ /^[0-9]+$/ { print $5 }' "$dir/stress.log")
+	if [ -s "$log" ] || [ -z "$ops" ] || [ "$ops" -lt "$want" ]; then
+		echo "stressor $s: $ops of $want bogo ops; stress-ng exit $(cat "$dir/stress.rc" 2>/dev/null)" >> "$log"
+		result "$step" 1 "$log"
+	else
+		case_ok "$step"
+	fi
+}
+
+step_readdir_1000() {
+	local dd=$data/many
+	if [ -z "$back" ] && ! [ -d "$dd" ]; then
+		# no backing directory, no image made with them: create them here
+		populate "$data" > "$log" 2>&1 || return 1
+	fi
+	# . and .. are the server's to list or not (squashfuse lists neither)
+	ls -a1 "$dd" | grep -v '^\.\.*$' | sort > "$dir/readdir.got" 2>> "$log" || return 1
+	{ i=0; while [ $i -lt 1000 ]; do echo "entry-$i"; i=$((i + 1)); done; } |
+		sort > "$dir/readdir.want"
+	cmp "$dir/readdir.want" "$dir/readdir.got" >> "$log" 2>&1 || {
+		echo "readdir: $(wc -l < "$dir/readdir.got") entries, 1000 expected" >> "$log"
+		return 1
+	}
+}
+
+step_append() {
+	local f=$data/append
+	printf 0123 > "$f" && printf ab >> "$f" && printf cd >> "$f" || return 1
+	[ "$(cat "$f")" = 0123abcd ] && [ "$(stat -c %s "$f")" = 8 ] || {
+		echo "content '$(cat "$f")', size $(stat -c %s "$f"); want 0123abcd, 8" > "$log"
+		return 1
+	}
+}
+
+step_truncate() {
+	local f=$data/trunc
+	seq 1 3000 | head -c 8192 > "$f" && truncate -s 1000 "$f" || return 1
+	[ "$(stat -c %s "$f")" = 1000 ] && seq 1 3000 | head -c 1000 | cmp - "$f" > "$log" 2>&1 ||
+		{ echo "after truncate to 1000: size $(stat -c %s "$f")" >> "$log"; return 1; }
+	truncate -s 5000 "$f" || return 1
+	[ "$(stat -c %s "$f")" = 5000 ] &&
+		[ "$(tail -c 4000 "$f" | tr -d '\0' | wc -c)" = 0 ] ||
+		{ echo "after extending to 5000: size $(stat -c %s "$f") or not zeros" >> "$log"; return 1; }
+}
+
+# 16 hard links to a file: the link count, the data through a link
+step_links() {
+	local f=$data/linked i=0
+	printf 'linked data\n' > "$f" || return 1
+	while [ $i -lt 16 ]; do
+		ln "$f" "$data/link-$i" 2>> "$log" || return 1
+		i=$((i + 1))
+	done
+	# the last link's attributes come with its LINK reply; the file's own
+	# may be cached for the server's attribute timeout
+	{ ! has nlink || [ "$(stat -c %h "$data/link-15")" = 17 ]; } &&
+		[ "$(cat "$data/link-15")" = "linked data" ] ||
+		{ echo "links: count $(stat -c %h "$data/link-15"), data '$(cat "$data/link-15")'" >> "$log"; return 1; }
+	rm -f "$data"/link-* && ! ls "$data"/link-* > /dev/null 2>&1 &&
+		[ "$(cat "$f")" = "linked data" ] ||
+		{ echo "after unlinking: $(ls "$data" | grep -c '^link-') links left" >> "$log"; return 1; }
+}
+
+# 16 symbolic links: what readlink says, the data through one
+step_symlinks() {
+	local i=0
+	while [ $i -lt 16 ]; do
+		ln -s "hello" "$data/sym-$i" 2>> "$log" || return 1
+		[ "$(readlink "$data/sym-$i")" = hello ] ||
+			{ echo "readlink sym-$i: '$(readlink "$data/sym-$i")'" >> "$log"; return 1; }
+		i=$((i + 1))
+	done
+	cmp "$data/hello" "$data/sym-7" >> "$log" 2>&1 && rm -f "$data"/sym-*
+}
+
+# stat after the entry and attribute timeouts expired: the kernel must ask
+# again (revalidation), and get the same file; where a backing directory
+# exists, a change made behind the mount's back must then show
+step_stat_timeouts() {
+	local a b
+	a=$(stat -c '%i %s %f' "$data/hello") || return 1
+	! has backing || printf 'more\n' >> "$back/hello"
+	sleep 1.5
+	b=$(stat -c '%i %s %f' "$data/hello") || return 1
+	if has backing; then
+		[ "${b#* }" = "$(stat -c '%s %f' "$back/hello")" ] || {
+			echo "after the timeouts: '$b', backing file '$(stat -c '%s %f' "$back/hello")'" > "$log"
+			return 1
+		}
+	elif [ "$a" != "$b" ]; then
+		echo "stat before '$a', after the timeouts '$b'" > "$log"
+		return 1
+	fi
+}
+
+step_fhandle() { "$FHANDLE" "$mnt" "$data/hello" > "$log" 2>&1; }
+
+# notify: the example's file changes by the server's notification alone,
+# with the kernel's caches kept (bounded: 30 tries of one second's change)
+step_notify() {
+	case "$name" in
+	notify_inval_entry)
+		local old
+		# a name the kernel has looked up (the server renames it every
+		# second: the first ls may be one name behind)
+		name_looked_up() {
+			old=$(ls "$mnt" | grep -v current_time | head -n 1)
+			[ -n "$old" ] && stat "$mnt/$old" > /dev/null 2>&1
+		}
+		wait_for 300 name_looked_up || { echo "no name could be looked up" > "$log"; return 1; }
+		wait_for 300 sh -c "[ \"\$(ls '$mnt' | grep -v current_time | head -n 1)\" != '$old' ]" ||
+			{ echo "the name never changed: $old" >> "$log"; return 1; }
+		# the server invalidated the old entry: it is gone before its timeout (30 s)
+		! stat "$mnt/$old" >> "$log" 2>&1 ||
+			{ echo "$old still there: the entry was not invalidated" >> "$log"; return 1; }
+		;;
+	*)
+		local f first
+		f=$mnt/$(ls "$mnt" | head -n 1)
+		first=$(cat "$f") || return 1
+		wait_for 300 sh -c "[ \"\$(cat '$f')\" != '$first' ]" ||
+			{ echo "$f never changed: $first" > "$log"; return 1; }
+		;;
+	esac
+}
+
+# run_server NAME CAPS: mount, every step, unmount: the subtest of NAME
+run_server() {
+	name=$1 caps=$2 back='' n_case=0
+	dir=$W/$name mnt=$W/$name/mnt
+	data=$mnt
+	mkdir -p "$mnt"
+	say "    KTAP version 1"
+	say "    # Subtest: $name"
+	say "    1..$(echo $STEPS | wc -w)"
+	log=$dir/mount.log
+	trace_begin
+	start_"$name" > "$log" 2>&1
+	local rc=$?
+	if [ "$rc" -eq 0 ] && wait_for 600 is_mounted "$mnt"; then
+		trace_end "$name" mount
+		case_ok mount
+	else
+		echo "start_$name: exit $rc, $mnt not mounted" >> "$log"
+		result mount 1 "$log"
+		for s in $STEPS; do [ "$s" = mount ] || case_skip "$s" "the server did not mount"; done
+		return
+	fi
+	local group=fio step why t0
+	t0=$(date +%s)
+	trace_begin
+	for step in $STEPS; do
+		[ "$step" != mount ] || continue
+		# the request counts of each workload: fio, stress-ng, the script
+		case "$step" in
+		stress_dir) trace_end "$name" "$group"; group=stress-ng; trace_begin
+			stress_run ;;
+		readdir_1000) trace_end "$name" "$group"; group=script; trace_begin ;;
+		notify) trace_end "$name" "$group"; group=notify; trace_begin ;;
+		unmount) trace_end "$name" "$group"; trace_begin ;;
+		esac
+		why=$(skip_reason "$step")
+		if [ "$step" != unmount ] && [ -n "$why" ]; then
+			case_skip "$step" "$why"
+			continue
+		fi
+		log=$dir/$step.log
+		: > "$log"
+		case "$step" in
+		stress_*)
+			echo "$STRESSORS" | while IFS='|' read -r st s opts; do
+				[ "$st" = "$step" ] && stress_case "$st" "$s" "$opts"
+			done
+			n_case=$((n_case + 1)) ;;
+		unmount)
+			local pids urc=0
+			pids=$(server_pids "$mnt")
+			umount "$mnt" > "$log" 2>&1 || urc=$?
+			if [ "$urc" -eq 0 ] && ! wait_for 600 no_process_left "$pids"; then
+				echo "the server did not exit: $pids" >> "$log"
+				urc=1
+			fi
+			result unmount "$urc" "$log"
+			trace_end "$name" unmount
+			echo "# $name: $(( $(date +%s) - t0 )) s from mount to unmount" ;;
+		*)
+			local ts=$(date +%s) rc
+			"step_$step"
+			rc=$?
+			echo "# $step: $(( $(date +%s) - ts )) s"
+			result "$step" $rc "$log" ;;
+		esac
+	done
+}
+
+# FUSEGATE_REAL_SERVERS: which servers run.  'quick' (the default): one
+# server per implementation of the protocol that is cheap to run here
+# (libfuse 3: bindfs; ntfs-3g's fuse-lite; rclone's own Go library) and
+# libfuse's notification example that invalidates entries, about two
+# minutes a boot under TCG with KASAN; 'all' (or 1): every server, about
+# eleven minutes a boot; 0: none (every server a SKIP that says so); or
+# the names of the servers, separated by spaces or commas.
+QUICK="bindfs ntfs_3g rclone notify_inval_entry"
+
+# The servers FUSEGATE_REAL_SERVERS asks for, as "name|caps" lines
+asked_servers() {
+	local want=${FUSEGATE_REAL_SERVERS:-quick}
+
+	case "$want" in
+	all|1) echo "$SERVERS"; return ;;
+	quick) want=$QUICK ;;
+	esac
+	want=$(echo "$want" | tr ',' ' ')
+	echo "$SERVERS" | while IFS='|' read -r name caps; do
+		[ -n "$name" ] || continue
+		case " $want " in *" $name "*) echo "$name|$caps" ;; esac
+	done
+}
+
+# The harness's filters, as run-tests passes them to every program: -f NAME
+# runs only the server NAME (repeatable); -t and -v select nothing here
+select_servers() {
+	local only=""
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-f) only="$only $2"; shift 2 ;;
+		-t|-v) shift 2 ;;
+		*) shift ;;
+		esac
+	done
+	[ -n "$only" ] || { echo "$SERVERS"; return; }
+	echo "$SERVERS" | while IFS='|' read -r name caps; do
+		[ -n "$name" ] || continue
+		case " $only " in *" $name "*) echo "$name|$caps" ;; esac
+	done
+}
+
+main() {
+	local servers i=0
+	mkdir -p "$W"
+	: > "$W/failed"
+	SERVERS=$(select_servers "$@")
+	servers=$(echo "$SERVERS" | grep -c '|')
+	echo "TAP version 13"
+	echo "1..$servers"
+	if [ "${FUSEGATE_REAL_SERVERS:-quick}" = 0 ]; then
+		echo "$SERVERS" | while IFS='|' read -r name caps; do
+			[ -n "$name" ] || continue
+			i=$((i + 1))
+			echo "ok $i $name # SKIP not asked for (FUSEGATE_REAL_SERVERS=0)"
+		done
+		return 0
+	fi
+	ASKED=$(asked_servers)
+	if ! setup_host > "$W.setup.log" 2>&1; then
+		diag < "$W.setup.log"
+		echo "$SERVERS" | while IFS='|' read -r name caps; do
+			[ -n "$name" ] || continue
+			i=$((i + 1))
+			echo "ok $i $name # SKIP no host share: the servers are not reachable (9p 'host')"
+		done
+		return 0
+	fi
+	trace_setup
+	echo "$SERVERS" | while IFS='|' read -r name caps; do
+		[ -n "$name" ] || continue
+		i=$((i + 1))
+		if ! echo "$ASKED" | grep -q "^$name|"; then
+			echo "ok $i $name # SKIP not asked for (FUSEGATE_REAL_SERVERS=${FUSEGATE_REAL_SERVERS:-quick}; 'all' runs every server)"
+			continue
+		fi
+		run_server "$name" "$caps" | tee "$W/$name.ktap"
+		if grep -q '^    not ok' "$W/$name.ktap"; then
+			echo "not ok $i $name"
+			echo "$name" >> "$W/failed"
+		else
+			echo "ok $i $name"
+		fi
+	done
+	[ ! -s "$W/failed" ]
+}
+
+main "$@"
