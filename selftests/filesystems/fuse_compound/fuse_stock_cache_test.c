@@ -170,9 +170,9 @@ static int play_start(struct mnt *m, uint32_t init_flags, uint64_t size)
 	return mnt_start(m, cfg);
 }
 
-static void play_stop(struct mnt *m)
+static void play_stop(struct __test_metadata *_metadata, struct mnt *m)
 {
-	mnt_stop(m);
+	mnt_stop(_metadata, m);
 	munmap(play, sizeof(*play));
 }
 
@@ -186,7 +186,7 @@ static void play_stop(struct mnt *m)
 	}								\
 	FIXTURE_TEARDOWN(name)						\
 	{								\
-		play_stop(&self->m);					\
+		play_stop(_metadata, &self->m);					\
 	}
 
 static long neg_errno_of(long ret)
@@ -392,7 +392,7 @@ FIXTURE_SETUP(attrs)
 
 FIXTURE_TEARDOWN(attrs)
 {
-	play_stop(&self->m);
+	play_stop(_metadata, &self->m);
 }
 
 /* attr-size-change-invalidates: another size: the cache goes */

@@ -143,10 +143,11 @@ FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_no_type) {
 /* ... S_IFMT bits that name no type, the largest size */
 FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_invalid_type) {
 	.nodeid = 40, .mode = 0170644, .stat_errno = EIO, .relookups = 1,
+	.kept = 2,
 };
 FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_u64_max) {
 	.nodeid = 40, .generation = 1, .mode = S_IFREG | 0644,
-	.size = ~0ULL, .stat_errno = EIO, .relookups = 1,
+	.size = ~0ULL, .stat_errno = EIO, .relookups = 1, .kept = 2,
 };
 /* ... LLONG_MAX is a size: the entry is taken and cached */
 FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_but_llong_max_is_taken) {
@@ -289,7 +290,7 @@ FIXTURE_VARIANT_ADD(revalidate, revalidate_invalid_attr) {
 };
 FIXTURE_VARIANT_ADD(revalidate, revalidate_invalid_attr_u64_max) {
 	.name = "file", .change = SET_SIZE, .value = ~0ULL,
-	.stat_errno = EIO, .lookups = 2, .forgets = -1,
+	.stat_errno = EIO, .lookups = 2, .forgets = -1, .kept = 1,
 };
 /* ... LLONG_MAX is a size: the dentry stays */
 FIXTURE_VARIANT_ADD(revalidate, revalidate_invalid_attr_but_llong_max_is_taken) {

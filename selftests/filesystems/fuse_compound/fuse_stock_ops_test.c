@@ -71,6 +71,7 @@ static void edit_clone(const struct srv_config *cfg,
 	int c;
 
 	struct pollfd p;
+	ssize_t n;
 
 	if (req->opcode != FUSE_STATFS || cseen->step)
 		return;
@@ -85,13 +86,15 @@ static void edit_clone(const struct srv_config *cfg,
 	if (poll(&p, 1, 20000) != 1)
 		return;
 	cseen->step = 3;
-	if (read(c, buf, sizeof(buf)) < (ssize_t)sizeof(*ih))
+	n = read(c, buf, sizeof(buf));
+	if (n < (ssize_t)sizeof(*ih))
 		return;
+	srv_took(r->log, buf, n);
 	cseen->step = 4;
 	cseen->opcode = ih->opcode;
 	oh.unique = ih->unique;
-	cseen->other_errno = write(r->fd, &oh, OH) < 0 ? errno : 0;
-	cseen->clone_errno = write(c, &oh, OH) < 0 ? errno : 0;
+	cseen->other_errno = srv_write(r->log, r->fd, &oh, OH);
+	cseen->clone_errno = srv_write(r->log, c, &oh, OH);
 	if (cseen->close_clone)
 		close(c);
 }
@@ -130,7 +133,7 @@ FIXTURE_SETUP(clone)
 
 FIXTURE_TEARDOWN(clone)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 	close(self->go[0]);
 	munmap(cseen, sizeof(*cseen));
 }
@@ -250,7 +253,7 @@ FIXTURE_TEARDOWN(export_nosupp)
 {
 	if (self->fd >= 0)
 		close(self->fd);
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 }
 
 /* LOOKUPs of "." since record @from */
@@ -393,7 +396,7 @@ FIXTURE_SETUP(poll_notify)
 
 FIXTURE_TEARDOWN(poll_notify)
 {
-	mnt_stop(&self->m);
+	mnt_stop(_metadata, &self->m);
 	munmap(pseen, sizeof(*pseen));
 }
 
