@@ -1181,14 +1181,21 @@ int srv_mount(const char *mountpoint)
 
 int srv_mount_opts(const char *mountpoint, const char *extra)
 {
+	return srv_mount_owner(mountpoint, extra, true);
+}
+
+int srv_mount_owner(const char *mountpoint, const char *extra,
+		    bool allow_other)
+{
 	char opts[256];
 	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
 	snprintf(opts, sizeof(opts),
-		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other%s%s",
-		 fd, extra ? "," : "", extra ? extra : "");
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0%s%s%s",
+		 fd, allow_other ? ",allow_other" : "", extra ? "," : "",
+		 extra ? extra : "");
 	if (mount("fusegate", mountpoint, "fuse", MS_NOSUID | MS_NODEV, opts)) {
 		int err = -errno;
 

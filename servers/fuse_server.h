@@ -229,6 +229,11 @@ struct srv_config {
 	bool allow_idmap;
 	/* more mount options, after the ones srv_mount() always gives */
 	const char *mount_opts;
+	/*
+	 * Mount without allow_other: only the mount's owner (user_id and
+	 * group_id, 0 unless mount_opts says otherwise) may enter
+	 */
+	bool owner_only;
 	/* the root directory's permission bits; 0: 0755 */
 	uint32_t root_perm;
 	/*
@@ -262,6 +267,9 @@ struct srv_config {
 int srv_mount(const char *mountpoint);
 /* The same with more mount options (@extra, or NULL) */
 int srv_mount_opts(const char *mountpoint, const char *extra);
+/* The same, and allow_other only if @allow_other */
+int srv_mount_owner(const char *mountpoint, const char *extra,
+		    bool allow_other);
 /* Serve the mounted @fd until unmounted or aborted; returns an exit status */
 int srv_run_fd(const struct srv_config *cfg, int fd);
 

@@ -54,13 +54,15 @@ enum field {
 };
 enum check {
 	NOTHING, STX_BLKSIZE, STX_ATIME_NSEC, STX_MTIME_NSEC, STX_CTIME_NSEC,
-	STX_BTIME_NSEC, STX_MASK_WITHOUT, LINK_LENGTH,
+	STX_BTIME_NSEC, STX_MASK_WITHOUT, LINK_LENGTH, STX_SIZE,
 };
 enum after {
 	AFTER_NOTHING,
 	AFTER_BAD,	/* fstat(held) -> EIO and nothing is sent */
 	AFTER_GETATTR,	/* fstat(held) succeeds with a GETATTR */
 	AFTER_AGAIN,	/* the call again, the check again, no @opcode sent */
+	AFTER_CACHED,	/* fstat(held) succeeds, and nothing is sent */
+	AFTER_ASKED,	/* the call again succeeds, with @opcode sent again */
 };
 
 FIXTURE(attr_reply) {
@@ -85,6 +87,10 @@ FIXTURE_VARIANT(attr_reply) {
 
 #define BIG	(1ULL << 63)	/* above LLONG_MAX: fuse_valid_size() */
 #define NSEC_2S	2000000000ULL	/* out of range: clamped to 999999999 */
+#define NSEC_1S	1000000000ULL	/* the first out of range */
+#define NSEC_MAX 999999999ULL	/* the last in range */
+#define LLMAX	0x7fffffffffffffffULL	/* the largest valid size */
+#define NO_TYPE	0170000		/* S_IFMT bits that name no type */
 
 /* blksize 0: the superblock's 4096, in the reply and in the inode */
 FIXTURE_VARIANT_ADD(attr_reply, getattr_blksize_zero) {
@@ -95,6 +101,16 @@ FIXTURE_VARIANT_ADD(attr_reply, attr_blksize_zero_inode) {
 	.name = "file", .call = DO_STAT, .attr_valid = LONG,
 	.opcode = FUSE_LOOKUP, .edit = { { BLKSIZE, 0 } },
 	.check = STX_BLKSIZE, .expect = 4096,
+};
+/* ... 1 is a block size (0 is the one value out) */
+FIXTURE_VARIANT_ADD(attr_reply, getattr_blksize_zero_but_1_is_taken) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { BLKSIZE, 1 } }, .check = STX_BLKSIZE, .expect = 1,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_blksize_zero_inode_but_1_is_taken) {
+	.name = "file", .call = DO_STAT, .attr_valid = LONG,
+	.opcode = FUSE_LOOKUP, .edit = { { BLKSIZE, 1 } },
+	.check = STX_BLKSIZE, .expect = 1,
 };
 /* nanoseconds above a second are clamped */
 FIXTURE_VARIANT_ADD(attr_reply, attr_atime_nsec_clamp) {
@@ -112,6 +128,43 @@ FIXTURE_VARIANT_ADD(attr_reply, attr_ctime_nsec_clamp) {
 	.edit = { { CTIMENSEC, NSEC_2S } }, .check = STX_CTIME_NSEC,
 	.expect = 999999999,
 };
+/* ... from the first value out (NSEC_PER_SEC) to the largest (U32_MAX) */
+FIXTURE_VARIANT_ADD(attr_reply, attr_atime_nsec_clamp_1e9) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { ATIMENSEC, NSEC_1S } }, .check = STX_ATIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_atime_nsec_clamp_u32_max) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { ATIMENSEC, 0xffffffff } }, .check = STX_ATIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_atime_nsec_clamp_but_999999999_is_taken) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { ATIMENSEC, NSEC_MAX } }, .check = STX_ATIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_mtime_nsec_clamp_1e9) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { MTIMENSEC, NSEC_1S } }, .check = STX_MTIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_mtime_nsec_clamp_u32_max) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { MTIMENSEC, 0xffffffff } }, .check = STX_MTIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_mtime_nsec_clamp_but_999999999_is_taken) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { MTIMENSEC, NSEC_MAX } }, .check = STX_MTIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_ctime_nsec_clamp_1e9) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { CTIMENSEC, NSEC_1S } }, .check = STX_CTIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_ctime_nsec_clamp_u32_max) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { CTIMENSEC, 0xffffffff } }, .check = STX_CTIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_ctime_nsec_clamp_but_999999999_is_taken) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { CTIMENSEC, NSEC_MAX } }, .check = STX_CTIME_NSEC, .expect = NSEC_MAX,
+};
 /* the btime of STATX: clamped in the reply, and in the cached copy */
 FIXTURE_VARIANT_ADD(attr_reply, statx_btime_nsec_clamp) {
 	.name = "file", .call = DO_STATX, .opcode = FUSE_STATX,
@@ -124,21 +177,64 @@ FIXTURE_VARIANT_ADD(attr_reply, attr_btime_nsec_clamp) {
 	.opcode = FUSE_STATX, .edit = { { SX_BTIME_NSEC, NSEC_2S } },
 	.check = STX_BTIME_NSEC, .expect = 999999999, .after = AFTER_AGAIN,
 };
+FIXTURE_VARIANT_ADD(attr_reply, statx_btime_nsec_clamp_1e9) {
+	.name = "file", .call = DO_STATX, .opcode = FUSE_STATX,
+	.edit = { { SX_MASK_CLEAR, STATX_BLOCKS }, { SX_BTIME_NSEC, NSEC_1S } },
+	.check = STX_BTIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, statx_btime_nsec_clamp_but_999999999_is_taken) {
+	.name = "file", .call = DO_STATX, .opcode = FUSE_STATX,
+	.edit = { { SX_MASK_CLEAR, STATX_BLOCKS }, { SX_BTIME_NSEC, NSEC_MAX } },
+	.check = STX_BTIME_NSEC, .expect = NSEC_MAX,
+};
+FIXTURE_VARIANT_ADD(attr_reply, attr_btime_nsec_clamp_1e9) {
+	.name = "file", .call = DO_STATX, .attr_valid = LONG,
+	.opcode = FUSE_STATX, .edit = { { SX_BTIME_NSEC, NSEC_1S } },
+	.check = STX_BTIME_NSEC, .expect = NSEC_MAX, .after = AFTER_AGAIN,
+};
 /* only basic stats and btime reach the caller */
 FIXTURE_VARIANT_ADD(attr_reply, statx_mask_filter) {
 	.name = "file", .call = DO_STATX, .opcode = FUSE_STATX,
 	.edit = { { SX_MASK_OR, STATX_DIOALIGN } },
 	.check = STX_MASK_WITHOUT, .expect = STATX_DIOALIGN,
 };
+FIXTURE_VARIANT_ADD(attr_reply, statx_mask_filter_reserved_bit) {
+	.name = "file", .call = DO_STATX, .opcode = FUSE_STATX,
+	.edit = { { SX_MASK_OR, 0x80000000 } },
+	.check = STX_MASK_WITHOUT, .expect = 0x80000000,
+};
 /* an invalid size or another type makes the inode bad */
 FIXTURE_VARIANT_ADD(attr_reply, getattr_invalid_attr) {
 	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
 	.edit = { { SIZE, BIG } }, .call_errno = EIO, .after = AFTER_BAD,
 };
+FIXTURE_VARIANT_ADD(attr_reply, getattr_invalid_attr_u64_max) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { SIZE, ~0ULL } }, .call_errno = EIO, .after = AFTER_BAD,
+};
+FIXTURE_VARIANT_ADD(attr_reply, getattr_invalid_attr_but_llong_max_is_taken) {
+	.name = "file", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { SIZE, LLMAX } }, .check = STX_SIZE, .expect = LLMAX,
+};
 FIXTURE_VARIANT_ADD(attr_reply, getattr_type_change) {
 	.name = "dir", .call = DO_STAT, .opcode = FUSE_GETATTR,
 	.edit = { { MODE, S_IFREG | 0644 } }, .call_errno = EIO,
 	.after = AFTER_BAD,
+};
+/* ... no type at all, and S_IFMT bits that name none */
+FIXTURE_VARIANT_ADD(attr_reply, getattr_type_change_no_type) {
+	.name = "dir", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { MODE, 0755 } }, .call_errno = EIO, .after = AFTER_BAD,
+};
+FIXTURE_VARIANT_ADD(attr_reply, getattr_type_change_invalid_type) {
+	.name = "dir", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { MODE, NO_TYPE | 0755 } }, .call_errno = EIO,
+	.after = AFTER_BAD,
+};
+/* ... the same type with other permissions is no change of type */
+FIXTURE_VARIANT_ADD(attr_reply, getattr_type_change_but_the_mode_bits_are_taken) {
+	.name = "dir", .call = DO_STAT, .opcode = FUSE_GETATTR,
+	.edit = { { MODE, S_IFDIR | 0700 } },
 };
 /* a bad inode's stat: EIO without asking the server */
 FIXTURE_VARIANT_ADD(attr_reply, bad_inode_stat) {
@@ -150,9 +246,26 @@ FIXTURE_VARIANT_ADD(attr_reply, statx_invalid_size) {
 	.name = "file", .call = DO_STATX, .opcode = FUSE_STATX,
 	.edit = { { SIZE, BIG } }, .call_errno = EIO, .after = AFTER_BAD,
 };
+FIXTURE_VARIANT_ADD(attr_reply, statx_invalid_size_u64_max) {
+	.name = "file", .call = DO_STATX, .opcode = FUSE_STATX,
+	.edit = { { SIZE, ~0ULL } }, .call_errno = EIO, .after = AFTER_BAD,
+};
+FIXTURE_VARIANT_ADD(attr_reply, statx_invalid_size_but_llong_max_is_taken) {
+	.name = "file", .call = DO_STATX, .opcode = FUSE_STATX,
+	.edit = { { SIZE, LLMAX } }, .check = STX_SIZE, .expect = LLMAX,
+};
 FIXTURE_VARIANT_ADD(attr_reply, statx_type_change) {
 	.name = "dir", .call = DO_STATX, .opcode = FUSE_STATX,
 	.edit = { { MODE, S_IFREG | 0644 } }, .call_errno = EIO,
+	.after = AFTER_BAD,
+};
+FIXTURE_VARIANT_ADD(attr_reply, statx_type_change_no_type) {
+	.name = "dir", .call = DO_STATX, .opcode = FUSE_STATX,
+	.edit = { { MODE, 0755 } }, .call_errno = EIO, .after = AFTER_BAD,
+};
+FIXTURE_VARIANT_ADD(attr_reply, statx_type_change_invalid_type) {
+	.name = "dir", .call = DO_STATX, .opcode = FUSE_STATX,
+	.edit = { { MODE, NO_TYPE | 0755 } }, .call_errno = EIO,
 	.after = AFTER_BAD,
 };
 FIXTURE_VARIANT_ADD(attr_reply, setattr_invalid_attr) {
@@ -160,9 +273,28 @@ FIXTURE_VARIANT_ADD(attr_reply, setattr_invalid_attr) {
 	.opcode = FUSE_SETATTR, .edit = { { SIZE, BIG } }, .call_errno = EIO,
 	.after = AFTER_BAD,
 };
+FIXTURE_VARIANT_ADD(attr_reply, setattr_invalid_attr_u64_max) {
+	.name = "file", .call = DO_CHMOD, .attr_valid = LONG,
+	.opcode = FUSE_SETATTR, .edit = { { SIZE, ~0ULL } }, .call_errno = EIO,
+	.after = AFTER_BAD,
+};
+FIXTURE_VARIANT_ADD(attr_reply, setattr_invalid_attr_but_llong_max_is_taken) {
+	.name = "file", .call = DO_CHMOD, .attr_valid = LONG,
+	.opcode = FUSE_SETATTR, .edit = { { SIZE, LLMAX } }, .after = AFTER_CACHED,
+};
 FIXTURE_VARIANT_ADD(attr_reply, setattr_type_change) {
 	.name = "file", .call = DO_CHMOD, .attr_valid = LONG,
 	.opcode = FUSE_SETATTR, .edit = { { MODE, S_IFDIR | 0755 } },
+	.call_errno = EIO, .after = AFTER_BAD,
+};
+FIXTURE_VARIANT_ADD(attr_reply, setattr_type_change_no_type) {
+	.name = "file", .call = DO_CHMOD, .attr_valid = LONG,
+	.opcode = FUSE_SETATTR, .edit = { { MODE, 0644 } },
+	.call_errno = EIO, .after = AFTER_BAD,
+};
+FIXTURE_VARIANT_ADD(attr_reply, setattr_type_change_invalid_type) {
+	.name = "file", .call = DO_CHMOD, .attr_valid = LONG,
+	.opcode = FUSE_SETATTR, .edit = { { MODE, NO_TYPE | 0644 } },
 	.call_errno = EIO, .after = AFTER_BAD,
 };
 /* an interrupted SETATTR: the attributes are asked again */
@@ -170,6 +302,12 @@ FIXTURE_VARIANT_ADD(attr_reply, setattr_eintr_invalidates) {
 	.name = "file", .call = DO_CHMOD, .attr_valid = LONG,
 	.opcode = FUSE_SETATTR, .edit = { { ERROR, -EINTR } },
 	.call_errno = EINTR, .after = AFTER_GETATTR,
+};
+/* ... another error leaves them as they are */
+FIXTURE_VARIANT_ADD(attr_reply, setattr_eintr_invalidates_but_eio_does_not) {
+	.name = "file", .call = DO_CHMOD, .attr_valid = LONG,
+	.opcode = FUSE_SETATTR, .edit = { { ERROR, -EIO } },
+	.call_errno = EIO, .after = AFTER_CACHED,
 };
 /* a symlink target fills at most a page less its NUL */
 FIXTURE_VARIANT_ADD(attr_reply, readlink_max_len) {
@@ -181,16 +319,30 @@ FIXTURE_VARIANT_ADD(attr_reply, readlink_max_len_4095_is_taken) {
 	.name = "link", .call = DO_READLINK, .opcode = FUSE_READLINK,
 	.edit = { { LINK_LEN, 4095 } }, .check = LINK_LENGTH, .expect = 4095,
 };
+FIXTURE_VARIANT_ADD(attr_reply, readlink_max_len_4097) {
+	.name = "link", .call = DO_READLINK, .opcode = FUSE_READLINK,
+	.edit = { { LINK_LEN, 4097 } }, .call_errno = EIO,
+	.write_errno = EINVAL,
+};
 /* ENOSYS: not implemented, so GETATTR, and never STATX again */
 FIXTURE_VARIANT_ADD(attr_reply, enosys_statx) {
 	.name = "file", .call = DO_STATX, .no_statx = true,
 	.opcode = FUSE_STATX, .check = STX_MASK_WITHOUT, .expect = STATX_BTIME,
 	.after = AFTER_AGAIN,
 };
+/* ... another error is the caller's, and STATX is asked again */
+FIXTURE_VARIANT_ADD(attr_reply, enosys_statx_but_eio_is_not_remembered) {
+	.name = "file", .call = DO_STATX, .opcode = FUSE_STATX,
+	.edit = { { ERROR, -EIO } }, .call_errno = EIO, .after = AFTER_ASKED,
+};
 /* ENOSYS: every access is granted, and no ACCESS is sent again */
 FIXTURE_VARIANT_ADD(attr_reply, enosys_access) {
 	.name = "file", .call = DO_ACCESS, .opcode = FUSE_ACCESS,
 	.after = AFTER_AGAIN,
+};
+FIXTURE_VARIANT_ADD(attr_reply, enosys_access_but_eacces_is_not_remembered) {
+	.name = "file", .call = DO_ACCESS, .opcode = FUSE_ACCESS,
+	.edit = { { ERROR, -EACCES } }, .call_errno = EACCES, .after = AFTER_ASKED,
 };
 
 static void edit_attr(struct fuse_attr *a, enum field f, uint64_t v)
@@ -312,6 +464,7 @@ static int call(struct mnt *m, enum call c, const char *name, enum check check,
 	case STX_CTIME_NSEC: *got = stx.stx_ctime.tv_nsec; break;
 	case STX_BTIME_NSEC: *got = stx.stx_btime.tv_nsec; break;
 	case STX_MASK_WITHOUT: *got = stx.stx_mask & 0xffffffff; break;
+	case STX_SIZE: *got = stx.stx_size; break;
 	default: break;
 	}
 	return 0;
@@ -353,6 +506,15 @@ TEST_F(attr_reply, the_reply_is_sanitised_or_the_call_fails)
 		EXPECT_EQ(0, fstat(self->held, &st));
 		EXPECT_EQ(1, ops_since(&self->m, from, FUSE_GETATTR));
 		break;
+	case AFTER_CACHED:
+		EXPECT_EQ(0, fstat(self->held, &st));
+		EXPECT_EQ(from, nreq(&self->m));
+		break;
+	case AFTER_ASKED:
+		EXPECT_EQ(0, call(&self->m, variant->call, variant->name,
+				  NOTHING, &got));
+		EXPECT_EQ(1, ops_since(&self->m, from, variant->opcode));
+		break;
 	case AFTER_AGAIN:
 		got = 0;
 		EXPECT_EQ(0, call(&self->m, variant->call, variant->name,
@@ -382,6 +544,7 @@ FIXTURE(notify_inode) {
 
 FIXTURE_VARIANT(notify_inode) {
 	uint64_t ino;		/* 0: the nodeid of "file" */
+	bool use_zero;		/*   ... unless this says 0 is meant */
 	int64_t off, len;
 	int write_errno;
 	int64_t keep;		/* a page that stays cached, or -1 */
@@ -401,9 +564,29 @@ FIXTURE_VARIANT_ADD(notify_inode, notify_inval_inode_offset) {
 FIXTURE_VARIANT_ADD(notify_inode, notify_inval_inode_offset_negative) {
 	.off = -1, .len = 0, .keep = 0, .probe = -1, .getattrs = 1,
 };
+/* ... the most negative one, and 1, which is in page 0 */
+FIXTURE_VARIANT_ADD(notify_inode, notify_inval_inode_offset_llong_min) {
+	.off = INT64_MIN, .len = 0, .keep = 0, .probe = -1, .getattrs = 1,
+};
+FIXTURE_VARIANT_ADD(notify_inode, notify_inval_inode_offset_1_drops_its_page) {
+	.off = 1, .len = 0, .keep = -1, .probe = 0, .probe_reads = 1,
+	.getattrs = 1,
+};
+FIXTURE_VARIANT_ADD(notify_inode, notify_inval_inode_unknown_zero) {
+	.ino = 0, .use_zero = true, .write_errno = ENOENT, .keep = 0, .probe = -1,
+};
 /* len 0: from the offset to the end of the file */
 FIXTURE_VARIANT_ADD(notify_inode, notify_inval_inode_len) {
 	.off = 4096, .len = 0, .keep = 0, .probe = 4096, .probe_reads = 1,
+	.getattrs = 1,
+};
+/* ... and so is a negative len; len 4096 is page 0 alone */
+FIXTURE_VARIANT_ADD(notify_inode, notify_inval_inode_len_negative) {
+	.off = 4096, .len = -1, .keep = 0, .probe = 4096, .probe_reads = 1,
+	.getattrs = 1,
+};
+FIXTURE_VARIANT_ADD(notify_inode, notify_inval_inode_len_one_page) {
+	.off = 0, .len = 4096, .keep = 4096, .probe = 0, .probe_reads = 1,
 	.getattrs = 1,
 };
 
@@ -412,7 +595,8 @@ static void notify_inode_op(struct shared *sh, struct srv_reply *r,
 {
 	const FIXTURE_VARIANT(notify_inode) *v = sh->variant;
 	struct fuse_notify_inval_inode_out out = {
-		.ino = v->ino ? v->ino : sh->nodeid, .off = v->off, .len = v->len,
+		.ino = v->ino || v->use_zero ? v->ino : sh->nodeid,
+		.off = v->off, .len = v->len,
 	};
 
 	if (LOAD(sh->phase) != 1 || op->opcode != FUSE_STATFS)

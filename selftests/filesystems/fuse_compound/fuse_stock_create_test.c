@@ -128,11 +128,23 @@ FIXTURE_VARIANT(new_entry) {
 FIXTURE_VARIANT_ADD(new_entry, create_not_regular) {
 	.call = DO_CREATE, .opcode = FUSE_CREATE, .field = MODE, .value = S_IFDIR,
 };
+/* ... a symlink, another type than the directory */
+FIXTURE_VARIANT_ADD(new_entry, create_not_regular_symlink) {
+	.call = DO_CREATE, .opcode = FUSE_CREATE, .field = MODE, .value = S_IFLNK,
+};
 FIXTURE_VARIANT_ADD(new_entry, create_invalid_nodeid) {
 	.call = DO_CREATE, .opcode = FUSE_CREATE, .field = NODEID, .value = 0,
 };
+/* ... the root's, the other invalid nodeid */
+FIXTURE_VARIANT_ADD(new_entry, create_invalid_nodeid_root) {
+	.call = DO_CREATE, .opcode = FUSE_CREATE, .field = NODEID,
+	.value = FUSE_ROOT_ID,
+};
 FIXTURE_VARIANT_ADD(new_entry, create_invalid_attr) {
 	.call = DO_CREATE, .opcode = FUSE_CREATE, .field = SIZE, .value = BIG,
+};
+FIXTURE_VARIANT_ADD(new_entry, create_invalid_attr_u64_max) {
+	.call = DO_CREATE, .opcode = FUSE_CREATE, .field = SIZE, .value = ~0ULL,
 };
 /* MKDIR, MKNOD, SYMLINK, LINK: the same, and the type asked for */
 FIXTURE_VARIANT_ADD(new_entry, newentry_invalid_nodeid) {
@@ -145,11 +157,18 @@ FIXTURE_VARIANT_ADD(new_entry, newentry_invalid_nodeid_root) {
 FIXTURE_VARIANT_ADD(new_entry, newentry_invalid_attr) {
 	.call = DO_MKDIR, .opcode = FUSE_MKDIR, .field = SIZE, .value = BIG,
 };
+FIXTURE_VARIANT_ADD(new_entry, newentry_invalid_attr_u64_max) {
+	.call = DO_MKDIR, .opcode = FUSE_MKDIR, .field = SIZE, .value = ~0ULL,
+};
 FIXTURE_VARIANT_ADD(new_entry, newentry_type_mismatch) {
 	.call = DO_MKDIR, .opcode = FUSE_MKDIR, .field = MODE, .value = S_IFREG,
 };
 FIXTURE_VARIANT_ADD(new_entry, newentry_type_mismatch_symlink) {
 	.call = DO_SYMLINK, .opcode = FUSE_SYMLINK, .field = MODE, .value = S_IFDIR,
+};
+/* ... a FIFO for a directory: any type but the one asked for */
+FIXTURE_VARIANT_ADD(new_entry, newentry_type_mismatch_fifo) {
+	.call = DO_MKDIR, .opcode = FUSE_MKDIR, .field = MODE, .value = S_IFIFO,
 };
 
 static void new_entry_op(struct shared *sh, struct srv_reply *r,
@@ -214,6 +233,7 @@ FIXTURE_VARIANT(error_invalidates) {
 	uint32_t opcode;
 	int error;
 	uint32_t asked;		/* what the next stat(name) sends, once */
+	bool kept;		/* ... or not at all: the error keeps the entry */
 };
 
 FIXTURE_VARIANT_ADD(error_invalidates, create_eexist_invalidates) {
@@ -239,6 +259,44 @@ FIXTURE_VARIANT_ADD(error_invalidates, rename_enoent_invalidates) {
 FIXTURE_VARIANT_ADD(error_invalidates, link_eintr_invalidates) {
 	.call = DO_LINK, .name = "file", .to = "file2", .opcode = FUSE_LINK,
 	.error = -EINTR, .asked = FUSE_GETATTR,
+};
+/* EINTR drops the entries of UNLINK, RMDIR, RENAME too */
+FIXTURE_VARIANT_ADD(error_invalidates, unlink_enoent_invalidates_eintr) {
+	.call = DO_UNLINK, .name = "file", .opcode = FUSE_UNLINK,
+	.error = -EINTR, .asked = FUSE_LOOKUP,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, rmdir_enoent_invalidates_eintr) {
+	.call = DO_RMDIR, .name = "dir", .opcode = FUSE_RMDIR,
+	.error = -EINTR, .asked = FUSE_LOOKUP,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, rename_enoent_invalidates_eintr) {
+	.call = DO_RENAME, .name = "file", .to = "file2",
+	.opcode = FUSE_RENAME, .error = -EINTR, .asked = FUSE_LOOKUP,
+};
+/* ... and any other error leaves the entry (or the attributes) cached */
+FIXTURE_VARIANT_ADD(error_invalidates, create_eexist_invalidates_but_eacces_does_not) {
+	.call = DO_CREATE, .name = "new", .opcode = FUSE_CREATE,
+	.error = -EACCES, .asked = FUSE_LOOKUP, .kept = true,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, newentry_eexist_invalidates_but_eacces_does_not) {
+	.call = DO_MKDIR, .name = "new", .opcode = FUSE_MKDIR,
+	.error = -EACCES, .asked = FUSE_LOOKUP, .kept = true,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, unlink_enoent_invalidates_but_eio_does_not) {
+	.call = DO_UNLINK, .name = "file", .opcode = FUSE_UNLINK,
+	.error = -EIO, .asked = FUSE_LOOKUP, .kept = true,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, rmdir_enoent_invalidates_but_eio_does_not) {
+	.call = DO_RMDIR, .name = "dir", .opcode = FUSE_RMDIR,
+	.error = -EIO, .asked = FUSE_LOOKUP, .kept = true,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, rename_enoent_invalidates_but_eio_does_not) {
+	.call = DO_RENAME, .name = "file", .to = "file2",
+	.opcode = FUSE_RENAME, .error = -EIO, .asked = FUSE_LOOKUP, .kept = true,
+};
+FIXTURE_VARIANT_ADD(error_invalidates, link_eintr_invalidates_but_eio_does_not) {
+	.call = DO_LINK, .name = "file", .to = "file2", .opcode = FUSE_LINK,
+	.error = -EIO, .asked = FUSE_GETATTR, .kept = true,
 };
 
 static void error_invalidates_op(struct shared *sh, struct srv_reply *r,
@@ -268,7 +326,7 @@ TEST_F(error_invalidates, the_entry_is_asked_again_after_the_error)
 	ASSERT_EQ(1, LOAD(self->sh->edits));
 	from = nreq(&self->m);
 	stat_errno(&self->m, variant->name);
-	EXPECT_EQ(1, ops_since(&self->m, from, variant->asked));
+	EXPECT_EQ(variant->kept ? 0 : 1, ops_since(&self->m, from, variant->asked));
 }
 
 /* --- ENOSYS: fuse_atomic_open(), fuse_tmpfile(), fuse_rename2(), ... --- */
@@ -290,6 +348,7 @@ FIXTURE_VARIANT(enosys) {
 	const char *name, *to, *name2, *to2;	/* *2: of the second call */
 	uint32_t opcode;
 	bool edit;		/* the core implements it: answer ENOSYS */
+	int error;		/* ... or this error (not remembered) */
 	int call_errno;
 	unsigned int sent;	/* requests of opcode for both calls */
 };
@@ -318,6 +377,21 @@ FIXTURE_VARIANT_ADD(enosys, enosys_fsyncdir) {
 	.call = DO_FSYNCDIR, .name = "dir", .opcode = FUSE_FSYNCDIR,
 	.edit = true, .sent = 1,
 };
+/* another error is the caller's, every time: the server is asked again */
+FIXTURE_VARIANT_ADD(enosys, enosys_create_but_eacces_is_not_remembered) {
+	.call = DO_CREATE, .name = "new1", .name2 = "new2",
+	.opcode = FUSE_CREATE, .edit = true, .error = -EACCES,
+	.call_errno = EACCES, .sent = 2,
+};
+FIXTURE_VARIANT_ADD(enosys, enosys_rename2_but_eperm_is_not_remembered) {
+	.call = DO_RENAME_NOREPLACE, .name = "file", .to = "file2",
+	.opcode = FUSE_RENAME2, .edit = true, .error = -EPERM,
+	.call_errno = EPERM, .sent = 2,
+};
+FIXTURE_VARIANT_ADD(enosys, enosys_fsyncdir_but_eio_is_not_remembered) {
+	.call = DO_FSYNCDIR, .name = "dir", .opcode = FUSE_FSYNCDIR,
+	.edit = true, .error = -EIO, .call_errno = EIO, .sent = 2,
+};
 
 static void enosys_op(struct shared *sh, struct srv_reply *r,
 		      const struct op *op)
@@ -329,7 +403,7 @@ static void enosys_op(struct shared *sh, struct srv_reply *r,
 	if (op->opcode == v->opcode && v->edit) {
 		if (op->opcode == FUSE_CREATE && !oh->error)
 			memcpy(&created, oh + 1, sizeof(created));
-		op_answer(r, op, -ENOSYS, NULL, 0);
+		op_answer(r, op, v->error ? v->error : -ENOSYS, NULL, 0);
 		EDITED(sh);
 	} else if (op->opcode == FUSE_MKNOD && oh->error == -EEXIST &&
 		   created.nodeid) {
@@ -350,7 +424,7 @@ TEST_F(enosys, not_implemented_is_translated_and_remembered)
 			variant->name2 ? variant->name2 : variant->name,
 			variant->to2 ? variant->to2 : variant->to));
 	EXPECT_EQ(variant->sent, ops_since(&self->m, from, variant->opcode));
-	if (variant->opcode == FUSE_CREATE) {
+	if (variant->opcode == FUSE_CREATE && !variant->error) {
 		EXPECT_EQ(2, ops_since(&self->m, from, FUSE_MKNOD));
 		EXPECT_EQ(0, stat_errno(&self->m, "new1"));
 	}
@@ -387,6 +461,15 @@ FIXTURE_VARIANT_ADD(notify_entry, notify_inval_entry_parent_unknown) {
 	.code = FUSE_NOTIFY_INVAL_ENTRY, .parent = 999, .name = "file",
 	.write_errno = ENOENT,
 };
+/* ... nodeid 0, and the same parent in a DELETE */
+FIXTURE_VARIANT_ADD(notify_entry, notify_inval_entry_parent_unknown_zero) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .parent = 0, .name = "file",
+	.write_errno = ENOENT,
+};
+FIXTURE_VARIANT_ADD(notify_entry, notify_inval_entry_parent_unknown_in_a_delete) {
+	.code = FUSE_NOTIFY_DELETE, .parent = 999, .child = 0, .name = "file",
+	.write_errno = ENOENT,
+};
 FIXTURE_VARIANT_ADD(notify_entry, notify_inval_entry_parent_not_dir) {
 	.code = FUSE_NOTIFY_INVAL_ENTRY, .parent = NODEID_OF_FILE, .name = "x",
 	.write_errno = ENOTDIR,
@@ -412,6 +495,11 @@ FIXTURE_VARIANT_ADD(notify_entry, notify_delete_child_zero) {
 /* the wrong child: refused, and the held inode keeps its link */
 FIXTURE_VARIANT_ADD(notify_entry, notify_delete_child_mismatch) {
 	.code = FUSE_NOTIFY_DELETE, .parent = FUSE_ROOT_ID, .child = 999,
+	.name = "file", .hold = "file", .write_errno = ENOENT,
+};
+/* ... the root's nodeid for a file */
+FIXTURE_VARIANT_ADD(notify_entry, notify_delete_child_mismatch_root) {
+	.code = FUSE_NOTIFY_DELETE, .parent = FUSE_ROOT_ID, .child = FUSE_ROOT_ID,
 	.name = "file", .hold = "file", .write_errno = ENOENT,
 };
 FIXTURE_VARIANT_ADD(notify_entry, notify_delete_dir_not_empty) {

@@ -203,6 +203,7 @@ FIXTURE_VARIANT(interrupt_reply) {
 	int write_errno;		/* of that reply */
 	bool requeued;			/* the FUSE_INTERRUPT is queued again */
 	bool then_uninterruptible;	/* later requests: no more INTERRUPTs */
+	bool then_interruptible;	/* ... or still interrupted */
 };
 
 /* interrupt-reply-len: an interrupt reply is a header alone */
@@ -212,10 +213,18 @@ FIXTURE_VARIANT_ADD(interrupt_reply, interrupt_reply_len) {
 FIXTURE_VARIANT_ADD(interrupt_reply, interrupt_reply_len_16_is_taken) {
 	.signal = true, .error = 0, .payload = 0, .write_errno = 0,
 };
+FIXTURE_VARIANT_ADD(interrupt_reply, interrupt_reply_len_17) {
+	.signal = true, .error = 0, .payload = 1, .write_errno = EINVAL,
+};
 /* interrupt-reply-enosys: the server does not do interrupts, ever */
 FIXTURE_VARIANT_ADD(interrupt_reply, interrupt_reply_enosys) {
 	.signal = true, .error = -ENOSYS, .write_errno = 0,
 	.then_uninterruptible = true,
+};
+/* ... another error stops nothing: the next request is interrupted too */
+FIXTURE_VARIANT_ADD(interrupt_reply, interrupt_reply_enosys_but_eio_stops_nothing) {
+	.signal = true, .error = -EIO, .write_errno = 0,
+	.then_interruptible = true,
 };
 /* interrupt-reply-eagain: "not now": the INTERRUPT comes again */
 FIXTURE_VARIANT_ADD(interrupt_reply, interrupt_reply_eagain) {
@@ -246,7 +255,8 @@ static void interrupt_then_answer(const struct srv_config *cfg,
 		seen->state = sleep_state(req->pid);
 		kill(req->pid, SIGUSR1);
 	}
-	read_dev(r, true);
+	/* an INTERRUPT that must come is waited for; one that must not, not */
+	read_dev(r, !(lookups > 1 && v->then_interruptible));
 }
 
 FIXTURE_SETUP(interrupt_reply)
@@ -282,13 +292,18 @@ TEST_F(interrupt_reply, is_checked_and_leaves_the_request_alone)
 	} else {
 		EXPECT_EQ(EAGAIN, seen->got[i].err);
 	}
-	if (!variant->then_uninterruptible)
+	if (!variant->then_uninterruptible && !variant->then_interruptible)
 		return;
 	/* a later request waits killable only, and a signal sends nothing */
 	EXPECT_EQ(0, exit_code(client_stat(&self->m, "dir")));
 	ASSERT_NE(NULL, answered(&self->m, FUSE_LOOKUP, 1));
-	EXPECT_EQ('D', seen->state);
-	EXPECT_EQ(EAGAIN, seen->got[i + 1].err);
+	if (variant->then_uninterruptible) {
+		EXPECT_EQ('D', seen->state);
+		EXPECT_EQ(EAGAIN, seen->got[i + 1].err);
+	} else {
+		EXPECT_EQ('S', seen->state);
+		EXPECT_EQ(FUSE_INTERRUPT, seen->got[i + 1].opcode);
+	}
 }
 
 /* --- notify-resend-interrupted: fuse_resend() --- */

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,8 @@ struct exchange {
 	uint64_t flags_set, flags_clear;	/* flags | flags2 << 32 */
 	struct { enum ifield f; uint64_t v; } set[2];
 	bool drop_sys_admin;	/* the server writes the reply without it */
+	bool setuid;		/* ... or as uid 1000, with no capability */
+	const char *rel;	/* set[] is relative to this module parameter */
 	bool direct_io;		/* OPEN: FOPEN_DIRECT_IO */
 	bool backing_open;	/* STATFS: try FUSE_DEV_IOC_BACKING_OPEN */
 };
@@ -69,17 +72,29 @@ static void edit_init(struct shared *sh, const struct exchange *x,
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct caps[2];
+	uint64_t base = 0;
 	unsigned int i;
+	FILE *f;
 
 	o->major = x->major ? x->major : o->major;
 	o->minor = x->minor ? x->minor : o->minor;
 	o->flags = (o->flags | (uint32_t)x->flags_set) &
 		   ~(uint32_t)x->flags_clear;
 	o->flags2 |= x->flags_set >> 32;
+	if (x->rel) {
+		char name[128];
+
+		snprintf(name, sizeof(name), "/sys/module/fuse/parameters/%s", x->rel);
+		f = fopen(name, "r");
+		if (!f || fscanf(f, "%" SCNu64, &base) != 1)
+			base = 0;
+		if (f)
+			fclose(f);
+	}
 	for (i = 0; i < 2; i++) {
 		switch (x->set[i].f) {
-		case MAX_BACKGROUND: o->max_background = x->set[i].v; break;
-		case CONGESTION: o->congestion_threshold = x->set[i].v; break;
+		case MAX_BACKGROUND: o->max_background = base + x->set[i].v; break;
+		case CONGESTION: o->congestion_threshold = base + x->set[i].v; break;
 		case MAX_WRITE: o->max_write = x->set[i].v; break;
 		case TIME_GRAN: o->time_gran = x->set[i].v; break;
 		case MAX_PAGES: o->max_pages = x->set[i].v; break;
@@ -95,6 +110,8 @@ static void edit_init(struct shared *sh, const struct exchange *x,
 		if (syscall(SYS_capset, &h, caps))
 			perror("capset");
 	}
+	if (x->setuid && setresuid(1000, 1000, 1000))
+		perror("setresuid");
 }
 
 static void exchange_op(struct shared *sh, struct srv_reply *r,
@@ -204,6 +221,13 @@ EXCHANGE_FIXTURE(init_refused);
 FIXTURE_VARIANT_ADD(init_refused, init_major_mismatch) {
 	.x = { .major = 6 }, .stat_errno = ECONNREFUSED,
 };
+/* ... the next one up, and the largest */
+FIXTURE_VARIANT_ADD(init_refused, init_major_mismatch_8) {
+	.x = { .major = 8 }, .stat_errno = ECONNREFUSED,
+};
+FIXTURE_VARIANT_ADD(init_refused, init_major_mismatch_u32_max) {
+	.x = { .major = 0xffffffff }, .stat_errno = ECONNREFUSED,
+};
 /* idmapped mounts need default_permissions, which this mount lacks */
 FIXTURE_VARIANT_ADD(init_refused, init_allow_idmap) {
 	.x = { .flags_set = FUSE_INIT_EXT | ALLOW_IDMAP },
@@ -241,9 +265,18 @@ FIXTURE_VARIANT_ADD(init_sysfs, init_minor_lt_13_limits) {
 	.x = { .minor = 12, .set = { { MAX_BACKGROUND, 5 } } },
 	.file = FUSECTL("max_background"), .value = 12,
 };
+/* ... 7.13 does */
+FIXTURE_VARIANT_ADD(init_sysfs, init_minor_lt_13_limits_but_13_takes_them) {
+	.x = { .minor = 13, .set = { { MAX_BACKGROUND, 5 } } },
+	.file = FUSECTL("max_background"), .value = 5,
+};
 FIXTURE_VARIANT_ADD(init_sysfs, init_max_background_zero) {
 	.x = { .set = { { MAX_BACKGROUND, 0 } } },
 	.file = FUSECTL("max_background"), .value = 12,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_max_background_zero_but_1_is_taken) {
+	.x = { .set = { { MAX_BACKGROUND, 1 } } },
+	.file = FUSECTL("max_background"), .value = 1,
 };
 FIXTURE_VARIANT_ADD(init_sysfs, init_max_background_taken_control) {
 	.x = { .set = { { MAX_BACKGROUND, 5 } } },
@@ -252,6 +285,10 @@ FIXTURE_VARIANT_ADD(init_sysfs, init_max_background_taken_control) {
 FIXTURE_VARIANT_ADD(init_sysfs, init_congestion_zero) {
 	.x = { .set = { { CONGESTION, 0 } } },
 	.file = FUSECTL("congestion_threshold"), .value = 9,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_congestion_zero_but_1_is_taken) {
+	.x = { .set = { { CONGESTION, 1 } } },
+	.file = FUSECTL("congestion_threshold"), .value = 1,
 };
 /* a server without CAP_SYS_ADMIN is held to the module's limits */
 FIXTURE_VARIANT_ADD(init_sysfs, init_max_background_cap) {
@@ -264,6 +301,43 @@ FIXTURE_VARIANT_ADD(init_sysfs, init_congestion_cap) {
 	.file = FUSECTL("congestion_threshold"), .value = 65535,
 	.cap = "max_user_congthresh",
 };
+/*
+ * ... each side of the limit (values relative to it): one above is cut
+ * to it, the limit itself is kept; a server of another uid is held the
+ * same; CAP_SYS_ADMIN is not held to it
+ */
+#define BG_REL(d)	.rel = "max_user_bgreq", .set = { { MAX_BACKGROUND, d } }
+#define CONG_REL(d)	.rel = "max_user_congthresh", .set = { { CONGESTION, d } }
+FIXTURE_VARIANT_ADD(init_sysfs, init_max_background_cap_one_above) {
+	.x = { .drop_sys_admin = true, BG_REL(1) },
+	.file = FUSECTL("max_background"), .value = 0,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_max_background_cap_but_the_limit_is_kept) {
+	.x = { .drop_sys_admin = true, BG_REL(0) },
+	.file = FUSECTL("max_background"), .value = 0,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_max_background_cap_another_uid) {
+	.x = { .setuid = true, BG_REL(1) },
+	.file = FUSECTL("max_background"), .value = 0,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_max_background_cap_but_not_cap_sys_admin) {
+	.x = { BG_REL(1) }, .file = FUSECTL("max_background"), .value = 1,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_congestion_cap_one_above) {
+	.x = { .drop_sys_admin = true, CONG_REL(1) },
+	.file = FUSECTL("congestion_threshold"), .value = 0,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_congestion_cap_but_the_limit_is_kept) {
+	.x = { .drop_sys_admin = true, CONG_REL(0) },
+	.file = FUSECTL("congestion_threshold"), .value = 0,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_congestion_cap_another_uid) {
+	.x = { .setuid = true, CONG_REL(1) },
+	.file = FUSECTL("congestion_threshold"), .value = 0,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_congestion_cap_but_not_cap_sys_admin) {
+	.x = { CONG_REL(1) }, .file = FUSECTL("congestion_threshold"), .value = 1,
+};
 /* max_readahead can only lower the 128 KiB the kernel offered */
 FIXTURE_VARIANT_ADD(init_sysfs, init_max_readahead) {
 	.x = { .set = { { MAX_READAHEAD, 1 << 20 } } },
@@ -272,6 +346,15 @@ FIXTURE_VARIANT_ADD(init_sysfs, init_max_readahead) {
 FIXTURE_VARIANT_ADD(init_sysfs, init_max_readahead_lowered_control) {
 	.x = { .set = { { MAX_READAHEAD, 64 << 10 } } },
 	.file = BDI("read_ahead_kb"), .value = 64,
+};
+/* ... one page more than offered, and exactly what was offered */
+FIXTURE_VARIANT_ADD(init_sysfs, init_max_readahead_one_page_more) {
+	.x = { .set = { { MAX_READAHEAD, (128 << 10) + 4096 } } },
+	.file = BDI("read_ahead_kb"), .value = 128,
+};
+FIXTURE_VARIANT_ADD(init_sysfs, init_max_readahead_but_the_offer_is_taken) {
+	.x = { .set = { { MAX_READAHEAD, 128 << 10 } } },
+	.file = BDI("read_ahead_kb"), .value = 128,
 };
 
 static unsigned long number(const char *fmt, ...)
@@ -298,6 +381,8 @@ TEST_F(init_sysfs, the_limit_is_what_the_kernel_allows)
 	struct stat st;
 
 	ASSERT_EQ(0, stat(self->m.dir, &st));
+	if (variant->x.rel)
+		value += number("/sys/module/fuse/parameters/%s", variant->x.rel);
 	if (variant->cap) {
 		value = number("/sys/module/fuse/parameters/%s", variant->cap);
 		ASSERT_GT(variant->value, value)
@@ -335,6 +420,15 @@ FIXTURE_VARIANT_ADD(init_passthrough, init_passthrough_depth_too_big) {
 	.x = { WITH_PASSTHROUGH, .set = { { STACK_DEPTH, 3 } } },
 	.backing_errno = EPERM,
 };
+FIXTURE_VARIANT_ADD(init_passthrough, init_passthrough_depth_too_big_u32_max) {
+	.x = { WITH_PASSTHROUGH, .set = { { STACK_DEPTH, 0xffffffff } } },
+	.backing_errno = EPERM,
+};
+/* ... FILESYSTEM_MAX_STACK_DEPTH (2) is the most */
+FIXTURE_VARIANT_ADD(init_passthrough, init_passthrough_depth_too_big_but_2_is_taken) {
+	.x = { WITH_PASSTHROUGH, .set = { { STACK_DEPTH, 2 } } },
+	.backing_errno = 0,
+};
 FIXTURE_VARIANT_ADD(init_passthrough, init_passthrough_writeback) {
 	.x = { .backing_open = true,
 	       .flags_set = FUSE_INIT_EXT | PASSTHROUGH | FUSE_WRITEBACK_CACHE,
@@ -367,6 +461,13 @@ FIXTURE_VARIANT_ADD(init_time_gran, init_time_gran_too_big) {
 FIXTURE_VARIANT_ADD(init_time_gran, init_time_gran_1000_control) {
 	.x = { .set = { { TIME_GRAN, 1000 } } }, .nsec = 123456000,
 };
+/* ... a second is the coarsest; a nanosecond more is too coarse */
+FIXTURE_VARIANT_ADD(init_time_gran, init_time_gran_too_big_but_1e9_is_taken) {
+	.x = { .set = { { TIME_GRAN, 1000000000 } } }, .nsec = 0,
+};
+FIXTURE_VARIANT_ADD(init_time_gran, init_time_gran_too_big_by_one) {
+	.x = { .set = { { TIME_GRAN, 1000000001 } } }, .nsec = 123456789,
+};
 
 TEST_F(init_time_gran, timestamps_are_truncated_only_to_a_sane_granularity)
 {
@@ -396,8 +497,18 @@ EXCHANGE_FIXTURE(init_io);
 FIXTURE_VARIANT_ADD(init_io, init_max_pages_low) {
 	.x = { MAX_PAGES_TO(0) }, .len = 8192, .largest = 4096,
 };
+FIXTURE_VARIANT_ADD(init_io, init_max_pages_low_but_1_is_taken) {
+	.x = { MAX_PAGES_TO(1) }, .len = 8192, .largest = 4096,
+};
 FIXTURE_VARIANT_ADD(init_io, init_max_pages_high) {
 	.x = { MAX_PAGES_TO(65535) }, .len = 4 << 20, .largest = 1 << 20,
+};
+/* ... one page above the limit (256), and the limit */
+FIXTURE_VARIANT_ADD(init_io, init_max_pages_high_257) {
+	.x = { MAX_PAGES_TO(257) }, .len = 4 << 20, .largest = 1 << 20,
+};
+FIXTURE_VARIANT_ADD(init_io, init_max_pages_high_but_256_is_taken) {
+	.x = { MAX_PAGES_TO(256) }, .len = 4 << 20, .largest = 1 << 20,
 };
 FIXTURE_VARIANT_ADD(init_io, init_max_pages_taken_control) {
 	.x = { MAX_PAGES_TO(2) }, .len = 16384, .largest = 8192,
@@ -408,9 +519,24 @@ FIXTURE_VARIANT_ADD(init_io, init_minor_lt_5_max_write) {
 	       .set = { { MAX_WRITE, 65536 } } },
 	.write = true, .len = 65536, .largest = 4096,
 };
+/* ... 7.5 has it */
+FIXTURE_VARIANT_ADD(init_io, init_minor_lt_5_max_write_but_5_takes_it) {
+	.x = { .direct_io = true, .minor = 5,
+	       .set = { { MAX_WRITE, 65536 } } },
+	.write = true, .len = 65536, .largest = 65536,
+};
 FIXTURE_VARIANT_ADD(init_io, init_max_write_floor) {
 	.x = { .direct_io = true, .set = { { MAX_WRITE, 0 } } },
 	.write = true, .len = 8192, .largest = 4096,
+};
+/* ... a byte below the floor; a byte above it is taken */
+FIXTURE_VARIANT_ADD(init_io, init_max_write_floor_4095) {
+	.x = { .direct_io = true, .set = { { MAX_WRITE, 4095 } } },
+	.write = true, .len = 8192, .largest = 4096,
+};
+FIXTURE_VARIANT_ADD(init_io, init_max_write_floor_but_4097_is_taken) {
+	.x = { .direct_io = true, .set = { { MAX_WRITE, 4097 } } },
+	.write = true, .len = 8192, .largest = 4097,
 };
 FIXTURE_VARIANT_ADD(init_io, init_max_write_taken_control) {
 	.x = { .direct_io = true, .set = { { MAX_WRITE, 65536 } } },

@@ -140,6 +140,20 @@ FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_no_type) {
 	.nodeid = 40, .mode = 0644, .stat_errno = EIO, .relookups = 1,
 	.kept = 2,
 };
+/* ... S_IFMT bits that name no type, the largest size */
+FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_invalid_type) {
+	.nodeid = 40, .mode = 0170644, .stat_errno = EIO, .relookups = 1,
+	.kept = 2,
+};
+FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_u64_max) {
+	.nodeid = 40, .generation = 1, .mode = S_IFREG | 0644,
+	.size = ~0ULL, .stat_errno = EIO, .relookups = 1, .kept = 2,
+};
+/* ... LLONG_MAX is a size: the entry is taken and cached */
+FIXTURE_VARIANT_ADD(lookup_reply, lookup_invalid_attr_but_llong_max_is_taken) {
+	.nodeid = 40, .generation = 1, .mode = S_IFREG | 0644,
+	.size = 0x7fffffffffffffffULL, .stat_errno = 0, .relookups = 0,
+};
 /* the root under another name: its generation is taken as 0 */
 FIXTURE_VARIANT_ADD(lookup_reply, lookup_root_generation) {
 	.nodeid = FUSE_ROOT_ID, .generation = 7, .mode = S_IFDIR | 0755,
@@ -218,8 +232,9 @@ TEST_F(lookup_reply, the_entry_is_refused_and_the_root_keeps_its_inode)
  * LOOKUPs of the variant's name are answered as the variant says.
  */
 enum change {
-	SET_NODEID, SET_GENERATION, SET_SUBMOUNT, SET_SIZE, SET_ERROR,
+	SET_NODEID, SET_GENERATION, SET_SUBMOUNT, SET_SIZE, SET_ERROR, SET_MODE,
 	FILE_WITH_GENERATION,	/* an entry for the held nodeid */
+	DIR_WITH_GENERATION,	/* ... that says it is a directory */
 };
 
 FIXTURE(revalidate) {
@@ -263,20 +278,54 @@ FIXTURE_VARIANT_ADD(revalidate, revalidate_eintr_enomem_as_enomem) {
 	.name = "file", .change = SET_ERROR, .value = -ENOMEM,
 	.stat_errno = ENOMEM, .lookups = 1, .forgets = 0,
 };
+/* ... any other error drops the dentry: a fresh LOOKUP, answered the same */
+FIXTURE_VARIANT_ADD(revalidate, revalidate_eintr_enomem_but_eio_drops_it) {
+	.name = "file", .change = SET_ERROR, .value = -EIO,
+	.stat_errno = EIO, .lookups = 2, .forgets = 0,
+};
 /* a size above LLONG_MAX: dropped, and the fresh lookup refuses it */
 FIXTURE_VARIANT_ADD(revalidate, revalidate_invalid_attr) {
 	.name = "file", .change = SET_SIZE, .value = 1ULL << 63,
 	.stat_errno = EIO, .lookups = 2, .forgets = -1, .kept = 1,
+};
+FIXTURE_VARIANT_ADD(revalidate, revalidate_invalid_attr_u64_max) {
+	.name = "file", .change = SET_SIZE, .value = ~0ULL,
+	.stat_errno = EIO, .lookups = 2, .forgets = -1, .kept = 1,
+};
+/* ... LLONG_MAX is a size: the dentry stays */
+FIXTURE_VARIANT_ADD(revalidate, revalidate_invalid_attr_but_llong_max_is_taken) {
+	.name = "file", .change = SET_SIZE, .value = 0x7fffffffffffffffULL,
+	.stat_errno = 0, .lookups = 1, .forgets = 0,
 };
 /* a new generation: dropped; fuse_iget() then retires the old inode */
 FIXTURE_VARIANT_ADD(revalidate, revalidate_stale_inode) {
 	.name = "file", .change = SET_GENERATION, .value = 2, .lookups = 2,
 	.forgets = -1, .held_bad = true,
 };
+/* ... another type: the same */
+FIXTURE_VARIANT_ADD(revalidate, revalidate_stale_inode_type) {
+	.name = "file", .change = SET_MODE, .value = S_IFDIR | 0755, .lookups = 2,
+	.forgets = -1, .held_bad = true,
+};
+/* ... the same generation: the dentry and the inode stay */
+FIXTURE_VARIANT_ADD(revalidate, revalidate_stale_inode_but_the_same_generation_stays) {
+	.name = "file", .change = SET_GENERATION, .value = 1, .lookups = 1,
+	.forgets = 0,
+};
 /* no revalidation: another name finds the held nodeid, generation 2 */
 FIXTURE_VARIANT_ADD(revalidate, iget_stale_inode) {
 	.name = "alias", .change = FILE_WITH_GENERATION, .value = 2,
 	.lookups = 1, .forgets = -1, .held_bad = true,
+};
+/* ... or generation 1 and another type */
+FIXTURE_VARIANT_ADD(revalidate, iget_stale_inode_type) {
+	.name = "alias", .change = DIR_WITH_GENERATION, .value = 1,
+	.lookups = 1, .forgets = -1, .held_bad = true,
+};
+/* ... generation 1, the same type: a hard link to the held inode */
+FIXTURE_VARIANT_ADD(revalidate, iget_stale_inode_but_the_same_one_is_linked) {
+	.name = "alias", .change = FILE_WITH_GENERATION, .value = 1,
+	.lookups = 1, .forgets = 0,
 };
 
 static void revalidate_op(struct shared *sh, struct srv_reply *r,
@@ -298,8 +347,10 @@ static void revalidate_op(struct shared *sh, struct srv_reply *r,
 		op_answer(r, op, v->value, NULL, 0);
 		return;
 	}
-	if (v->change == FILE_WITH_GENERATION) {
-		make_entry(&new, sh->nodeid, v->value, S_IFREG | 0644, 6);
+	if (v->change == FILE_WITH_GENERATION || v->change == DIR_WITH_GENERATION) {
+		make_entry(&new, sh->nodeid, v->value,
+			   v->change == DIR_WITH_GENERATION ? S_IFDIR | 0755 :
+							     S_IFREG | 0644, 6);
 		op_answer(r, op, 0, &new, sizeof(new));
 		return;
 	}
@@ -313,6 +364,8 @@ static void revalidate_op(struct shared *sh, struct srv_reply *r,
 		e->attr.flags |= FUSE_ATTR_SUBMOUNT;
 	else if (v->change == SET_SIZE)
 		e->attr.size = v->value;
+	else if (v->change == SET_MODE)
+		e->attr.mode = v->value;
 }
 
 EDIT_OF(revalidate)
@@ -456,6 +509,10 @@ FIXTURE_VARIANT_ADD(export, export_nodeid_mismatch) {
 };
 FIXTURE_VARIANT_ADD(export, export_generation_mismatch) {
 	.generation = 3, .open_errno = ESTALE,
+};
+/* ... 2, one more than the handle's 1 */
+FIXTURE_VARIANT_ADD(export, export_generation_mismatch_by_one) {
+	.generation = 2, .open_errno = ESTALE,
 };
 /* an error other than ENOENT is the caller's: ENOMEM shows it */
 FIXTURE_VARIANT_ADD(export, export_lookup_error) {

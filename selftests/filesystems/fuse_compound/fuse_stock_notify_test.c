@@ -124,16 +124,17 @@ static uint64_t nodeid_of(struct mnt *m, const char *name)
 /* --- one message, refused or taken for what it is --- */
 
 #define NODE_FILE	(~0ULL)		/* the nodeid of "file", looked up */
+#define NODE_LINK	(~1ULL)		/* the nodeid of "link", looked up */
 
 FIXTURE(message) {
 	struct mnt m;
-	uint64_t file;
+	uint64_t file, link;
 };
 
 FIXTURE_VARIANT(message) {
 	int code;
 	/* fill the payload of @v->size bytes; NULL: zeros */
-	void (*fill)(const void *v, void *p, uint64_t file);
+	void (*fill)(const void *v, void *p, uint64_t file, uint64_t link);
 	size_t size;
 	uint64_t nodeid;		/* STORE, RETRIEVE; INVAL_ENTRY, DELETE: parent */
 	uint32_t namelen;		/* INVAL_ENTRY, DELETE */
@@ -141,7 +142,7 @@ FIXTURE_VARIANT(message) {
 	int write_errno;
 };
 
-static void fill_entry(const void *variant, void *p, uint64_t file)
+static void fill_entry(const void *variant, void *p, uint64_t file, uint64_t link)
 {
 	const FIXTURE_VARIANT(message) *v = variant;
 	struct fuse_notify_inval_entry_out *e = p;
@@ -151,7 +152,7 @@ static void fill_entry(const void *variant, void *p, uint64_t file)
 	memset(e + 1, 'n', v->size - sizeof(*e));
 }
 
-static void fill_delete(const void *variant, void *p, uint64_t file)
+static void fill_delete(const void *variant, void *p, uint64_t file, uint64_t link)
 {
 	const FIXTURE_VARIANT(message) *v = variant;
 	struct fuse_notify_delete_out *d = p;
@@ -162,23 +163,28 @@ static void fill_delete(const void *variant, void *p, uint64_t file)
 	memset(d + 1, 'n', v->size - sizeof(*d));
 }
 
-static void fill_store(const void *variant, void *p, uint64_t file)
+static uint64_t node_of(uint64_t nodeid, uint64_t file, uint64_t link)
+{
+	return nodeid == NODE_FILE ? file : nodeid == NODE_LINK ? link : nodeid;
+}
+
+static void fill_store(const void *variant, void *p, uint64_t file, uint64_t link)
 {
 	const FIXTURE_VARIANT(message) *v = variant;
 	struct fuse_notify_store_out *s = p;
 
-	s->nodeid = v->nodeid == NODE_FILE ? file : v->nodeid;
+	s->nodeid = node_of(v->nodeid, file, link);
 	s->size = v->data;
 	memset(s + 1, 's', v->size - sizeof(*s));
 }
 
-static void fill_retrieve(const void *variant, void *p, uint64_t file)
+static void fill_retrieve(const void *variant, void *p, uint64_t file, uint64_t link)
 {
 	const FIXTURE_VARIANT(message) *v = variant;
 	struct fuse_notify_retrieve_out *q = p;
 
 	q->notify_unique = NOTIFY_UNIQUE;
-	q->nodeid = v->nodeid == NODE_FILE ? file : v->nodeid;
+	q->nodeid = node_of(v->nodeid, file, link);
 	q->size = 4096;
 }
 
@@ -198,6 +204,13 @@ FIXTURE_VARIANT_ADD(message, notify_unknown_code_0) {
 FIXTURE_VARIANT_ADD(message, notify_unknown_code_99) {
 	.code = 99, .size = 8, .write_errno = EINVAL,
 };
+FIXTURE_VARIANT_ADD(message, notify_unknown_code_int_min) {
+	.code = INT32_MIN, .size = 8, .write_errno = EINVAL,
+};
+/* ... and 7 (RESEND), the last known one, is run */
+FIXTURE_VARIANT_ADD(message, notify_unknown_code_but_7_is_run) {
+	.code = 7, .size = 8, .write_errno = 0,
+};
 /* notify-poll-size: exactly 8 bytes; with no such poll handle, 0 */
 FIXTURE_VARIANT_ADD(message, notify_poll_size) {
 	.code = FUSE_NOTIFY_POLL, .size = 16, .write_errno = EINVAL,
@@ -205,13 +218,41 @@ FIXTURE_VARIANT_ADD(message, notify_poll_size) {
 FIXTURE_VARIANT_ADD(message, notify_poll_size_8_is_taken) {
 	.code = FUSE_NOTIFY_POLL, .size = 8, .write_errno = 0,
 };
+/* ... one more, one less, and nothing */
+FIXTURE_VARIANT_ADD(message, notify_poll_size_9) {
+	.code = FUSE_NOTIFY_POLL, .size = 9, .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_poll_size_7) {
+	.code = FUSE_NOTIFY_POLL, .size = 7, .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_poll_size_0) {
+	.code = FUSE_NOTIFY_POLL, .size = 0, .write_errno = EINVAL,
+};
 /* notify-inval-inode-size: exactly 24 bytes (here the root's) */
 FIXTURE_VARIANT_ADD(message, notify_inval_inode_size) {
 	.code = FUSE_NOTIFY_INVAL_INODE, .size = 32, .write_errno = EINVAL,
 };
+FIXTURE_VARIANT_ADD(message, notify_inval_inode_size_25) {
+	.code = FUSE_NOTIFY_INVAL_INODE, .size = 25, .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_inval_inode_size_23) {
+	.code = FUSE_NOTIFY_INVAL_INODE, .size = 23, .write_errno = EINVAL,
+};
+/* ... 24 bytes of zeros: nodeid 0, which is looked for and not found */
+FIXTURE_VARIANT_ADD(message, notify_inval_inode_size_24_is_looked_for) {
+	.code = FUSE_NOTIFY_INVAL_INODE, .size = 24, .write_errno = ENOENT,
+};
 /* notify-inval-entry-size-short: less than the 16-byte header */
 FIXTURE_VARIANT_ADD(message, notify_inval_entry_size_short) {
 	.code = FUSE_NOTIFY_INVAL_ENTRY, .size = 8, .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_inval_entry_size_short_15) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .size = 15, .write_errno = EINVAL,
+};
+/* ... the header and an empty name: looked for, not found */
+FIXTURE_VARIANT_ADD(message, notify_inval_entry_size_short_but_a_header_is_looked_for) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .fill = fill_entry, .nodeid = 1,
+	.namelen = 0, .size = ENTRY(0, 1), .write_errno = ENOENT,
 };
 /* notify-inval-entry-namelen: FUSE_NAME_MAX (1024) at most */
 FIXTURE_VARIANT_ADD(message, notify_inval_entry_namelen) {
@@ -223,14 +264,35 @@ FIXTURE_VARIANT_ADD(message, notify_inval_entry_namelen_1024_is_looked_for) {
 	.code = FUSE_NOTIFY_INVAL_ENTRY, .fill = fill_entry, .nodeid = 1,
 	.namelen = 1024, .size = ENTRY(1024, 1), .write_errno = ENOENT,
 };
+/* ... the largest namelen (the size says 1025 bytes follow) */
+FIXTURE_VARIANT_ADD(message, notify_inval_entry_namelen_u32_max) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .fill = fill_entry, .nodeid = 1,
+	.namelen = 0xffffffff, .size = ENTRY(1025, 1), .write_errno = ENAMETOOLONG,
+};
 /* notify-inval-entry-size-mismatch: 16 + namelen + 1 exactly */
 FIXTURE_VARIANT_ADD(message, notify_inval_entry_size_mismatch) {
 	.code = FUSE_NOTIFY_INVAL_ENTRY, .fill = fill_entry, .nodeid = 1,
 	.namelen = 1, .size = ENTRY(1, 3), .write_errno = EINVAL,
 };
+/* ... one byte more, one less (no NUL) */
+FIXTURE_VARIANT_ADD(message, notify_inval_entry_size_mismatch_one_more) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .fill = fill_entry, .nodeid = 1,
+	.namelen = 1, .size = ENTRY(1, 2), .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_inval_entry_size_mismatch_one_less) {
+	.code = FUSE_NOTIFY_INVAL_ENTRY, .fill = fill_entry, .nodeid = 1,
+	.namelen = 1, .size = ENTRY(1, 0), .write_errno = EINVAL,
+};
 /* notify-delete-size-short, -namelen, -size-mismatch: the same for DELETE */
 FIXTURE_VARIANT_ADD(message, notify_delete_size_short) {
 	.code = FUSE_NOTIFY_DELETE, .size = 8, .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_delete_size_short_23) {
+	.code = FUSE_NOTIFY_DELETE, .size = 23, .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_delete_size_short_but_a_header_is_looked_for) {
+	.code = FUSE_NOTIFY_DELETE, .fill = fill_delete, .nodeid = 1,
+	.namelen = 0, .size = DELETE(0, 1), .write_errno = ENOENT,
 };
 FIXTURE_VARIANT_ADD(message, notify_delete_namelen) {
 	.code = FUSE_NOTIFY_DELETE, .fill = fill_delete, .nodeid = 1,
@@ -240,13 +302,33 @@ FIXTURE_VARIANT_ADD(message, notify_delete_namelen_1024_is_looked_for) {
 	.code = FUSE_NOTIFY_DELETE, .fill = fill_delete, .nodeid = 1,
 	.namelen = 1024, .size = DELETE(1024, 1), .write_errno = ENOENT,
 };
+FIXTURE_VARIANT_ADD(message, notify_delete_namelen_u32_max) {
+	.code = FUSE_NOTIFY_DELETE, .fill = fill_delete, .nodeid = 1,
+	.namelen = 0xffffffff, .size = DELETE(1025, 1), .write_errno = ENAMETOOLONG,
+};
 FIXTURE_VARIANT_ADD(message, notify_delete_size_mismatch) {
 	.code = FUSE_NOTIFY_DELETE, .fill = fill_delete, .nodeid = 1,
 	.namelen = 1, .size = DELETE(1, 3), .write_errno = EINVAL,
 };
+FIXTURE_VARIANT_ADD(message, notify_delete_size_mismatch_one_more) {
+	.code = FUSE_NOTIFY_DELETE, .fill = fill_delete, .nodeid = 1,
+	.namelen = 1, .size = DELETE(1, 2), .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_delete_size_mismatch_one_less) {
+	.code = FUSE_NOTIFY_DELETE, .fill = fill_delete, .nodeid = 1,
+	.namelen = 1, .size = DELETE(1, 0), .write_errno = EINVAL,
+};
 /* notify-store-size-short: less than the 24-byte header */
 FIXTURE_VARIANT_ADD(message, notify_store_size_short) {
 	.code = FUSE_NOTIFY_STORE, .size = 8, .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_store_size_short_23) {
+	.code = FUSE_NOTIFY_STORE, .size = STORE(0) - 1, .write_errno = EINVAL,
+};
+/* ... the header alone: nothing to store in nodeid 999, which is not found */
+FIXTURE_VARIANT_ADD(message, notify_store_size_short_but_a_header_is_looked_for) {
+	.code = FUSE_NOTIFY_STORE, .fill = fill_store, .nodeid = 999,
+	.data = 0, .size = STORE(0), .write_errno = ENOENT,
 };
 /* notify-store-size-mismatch: outarg.size must be the data sent */
 FIXTURE_VARIANT_ADD(message, notify_store_size_mismatch) {
@@ -257,9 +339,22 @@ FIXTURE_VARIANT_ADD(message, notify_store_size_mismatch_none_is_taken) {
 	.code = FUSE_NOTIFY_STORE, .fill = fill_store, .nodeid = NODE_FILE,
 	.data = 100, .size = STORE(100), .write_errno = 0,
 };
+/* ... less data than it says, and one byte more */
+FIXTURE_VARIANT_ADD(message, notify_store_size_mismatch_less) {
+	.code = FUSE_NOTIFY_STORE, .fill = fill_store, .nodeid = NODE_FILE,
+	.data = 100, .size = STORE(50), .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_store_size_mismatch_one_more) {
+	.code = FUSE_NOTIFY_STORE, .fill = fill_store, .nodeid = NODE_FILE,
+	.data = 100, .size = STORE(101), .write_errno = EINVAL,
+};
 /* notify-store-nodeid-unknown: a nodeid the kernel never saw */
 FIXTURE_VARIANT_ADD(message, notify_store_nodeid_unknown) {
 	.code = FUSE_NOTIFY_STORE, .fill = fill_store, .nodeid = 999,
+	.data = 100, .size = STORE(100), .write_errno = ENOENT,
+};
+FIXTURE_VARIANT_ADD(message, notify_store_nodeid_unknown_zero) {
+	.code = FUSE_NOTIFY_STORE, .fill = fill_store, .nodeid = 0,
 	.data = 100, .size = STORE(100), .write_errno = ENOENT,
 };
 /* notify-store-not-regular: the root directory */
@@ -267,16 +362,35 @@ FIXTURE_VARIANT_ADD(message, notify_store_not_regular) {
 	.code = FUSE_NOTIFY_STORE, .fill = fill_store, .nodeid = FUSE_ROOT_ID,
 	.data = 100, .size = STORE(100), .write_errno = EINVAL,
 };
+/* ... a symlink */
+FIXTURE_VARIANT_ADD(message, notify_store_not_regular_symlink) {
+	.code = FUSE_NOTIFY_STORE, .fill = fill_store, .nodeid = NODE_LINK,
+	.data = 100, .size = STORE(100), .write_errno = EINVAL,
+};
 /* notify-retrieve-size: exactly the 40-byte struct */
 FIXTURE_VARIANT_ADD(message, notify_retrieve_size) {
 	.code = FUSE_NOTIFY_RETRIEVE, .size = 16, .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_retrieve_size_39) {
+	.code = FUSE_NOTIFY_RETRIEVE, .size = 39, .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_retrieve_size_41) {
+	.code = FUSE_NOTIFY_RETRIEVE, .size = 41, .write_errno = EINVAL,
 };
 FIXTURE_VARIANT_ADD(message, notify_retrieve_nodeid_unknown) {
 	.code = FUSE_NOTIFY_RETRIEVE, .fill = fill_retrieve, .nodeid = 999,
 	.size = sizeof(struct fuse_notify_retrieve_out), .write_errno = ENOENT,
 };
+FIXTURE_VARIANT_ADD(message, notify_retrieve_nodeid_unknown_zero) {
+	.code = FUSE_NOTIFY_RETRIEVE, .fill = fill_retrieve, .nodeid = 0,
+	.size = sizeof(struct fuse_notify_retrieve_out), .write_errno = ENOENT,
+};
 FIXTURE_VARIANT_ADD(message, notify_retrieve_not_regular) {
 	.code = FUSE_NOTIFY_RETRIEVE, .fill = fill_retrieve, .nodeid = 1,
+	.size = sizeof(struct fuse_notify_retrieve_out), .write_errno = EINVAL,
+};
+FIXTURE_VARIANT_ADD(message, notify_retrieve_not_regular_symlink) {
+	.code = FUSE_NOTIFY_RETRIEVE, .fill = fill_retrieve, .nodeid = NODE_LINK,
 	.size = sizeof(struct fuse_notify_retrieve_out), .write_errno = EINVAL,
 };
 FIXTURE_VARIANT_ADD(message, notify_retrieve_not_regular_but_a_file_is_taken) {
@@ -289,6 +403,8 @@ FIXTURE_SETUP(message)
 	ASSERT_EQ(0, outbox_open(&self->m, 0));
 	self->file = nodeid_of(&self->m, "file");
 	ASSERT_NE(0, self->file);
+	self->link = nodeid_of(&self->m, "link");
+	ASSERT_NE(0, self->link);
 }
 
 FIXTURE_TEARDOWN(message)
@@ -302,7 +418,7 @@ TEST_F(message, is_refused_or_taken_as_the_check_says)
 	unsigned int first;
 
 	if (variant->fill)
-		variant->fill(variant, p, self->file);
+		variant->fill(variant, p, self->file, self->link);
 	first = send_posted(_metadata, &self->m);
 	EXPECT_EQ(variant->write_errno, write_errno(&self->m, first));
 }
@@ -315,9 +431,10 @@ FIXTURE(store) {
 
 FIXTURE_VARIANT(store) {
 	const char *file;
+	off_t truncate;			/* made this long first (0: not) */
 	uint32_t offset, size;		/* stored: 's' bytes */
 	size_t read;			/* then read(2) from offset 0 */
-	const char *expect;		/* what it gets; NULL: the stored bytes */
+	const char *expect;		/* what it starts with; NULL: all stored bytes */
 	ssize_t expect_len;
 	bool asks_server;		/* with a READ */
 };
@@ -327,10 +444,42 @@ FIXTURE_VARIANT_ADD(store, notify_store_extends_size) {
 	.file = "empty", .offset = 0, .size = 4096, .read = 4096,
 	.expect = NULL, .expect_len = 4096, .asks_server = false,
 };
+/*
+ * ... by one byte: the page up to the new EOF is valid (read up to EOF
+ * only: a read past it asks for the attributes again)
+ */
+FIXTURE_VARIANT_ADD(store, notify_store_extends_size_by_one) {
+	.file = "file", .offset = 0, .size = 7, .read = 7,
+	.expect = NULL, .expect_len = 7, .asks_server = false,
+};
 /* notify-store-partial-page: a part of a page is not a page to read from */
 FIXTURE_VARIANT_ADD(store, notify_store_partial_page) {
 	.file = "file", .offset = 0, .size = 3, .read = 4096,
 	.expect = "hello\n", .expect_len = 6, .asks_server = true,
+};
+/*
+ * ... each term of the rule: from offset 0, a whole page, or up to EOF
+ * (which is "file"'s 6 bytes, or 8192 after a truncate)
+ */
+FIXTURE_VARIANT_ADD(store, notify_store_partial_page_but_up_to_eof_is_valid) {
+	.file = "file", .offset = 0, .size = 6, .read = 4096,
+	.expect = NULL, .expect_len = 6, .asks_server = false,
+};
+FIXTURE_VARIANT_ADD(store, notify_store_partial_page_one_short_of_eof) {
+	.file = "file", .offset = 0, .size = 5, .read = 4096,
+	.expect = "hello\n", .expect_len = 6, .asks_server = true,
+};
+FIXTURE_VARIANT_ADD(store, notify_store_partial_page_not_from_offset_0) {
+	.file = "file", .offset = 1, .size = 5, .read = 4096,
+	.expect = "hello\n", .expect_len = 6, .asks_server = true,
+};
+FIXTURE_VARIANT_ADD(store, notify_store_partial_page_but_a_whole_page_is_valid) {
+	.file = "file", .truncate = 8192, .offset = 0, .size = 4096, .read = 4096,
+	.expect = NULL, .expect_len = 4096, .asks_server = false,
+};
+FIXTURE_VARIANT_ADD(store, notify_store_partial_page_one_short_of_a_page) {
+	.file = "file", .truncate = 8192, .offset = 0, .size = 4095, .read = 4096,
+	.expect = "hello\n", .expect_len = 4096, .asks_server = true,
 };
 
 FIXTURE_SETUP(store)
@@ -353,6 +502,8 @@ TEST_F(store, reads_see_what_was_stored_where_it_counts)
 	int fd;
 
 	ASSERT_NE(0, nodeid);
+	if (variant->truncate)
+		ASSERT_EQ(0, truncate(path(&self->m, variant->file), variant->truncate));
 	/* opened first: an open without FOPEN_KEEP_CACHE drops the cache */
 	fd = open(path(&self->m, variant->file), O_RDONLY);
 	ASSERT_LE(0, fd);
@@ -368,10 +519,12 @@ TEST_F(store, reads_see_what_was_stored_where_it_counts)
 	n = read(fd, buf, variant->read);
 	close(fd);
 	ASSERT_EQ(variant->expect_len, n);
-	if (variant->expect)
+	if (variant->expect) {
+		n = strlen(variant->expect);
 		memcpy(want, variant->expect, n);
-	else
+	} else {
 		memset(want, 's', n);
+	}
 	EXPECT_EQ(0, memcmp(want, buf, n));
 	EXPECT_EQ(variant->asks_server,
 		  srv_log_count(self->m.log, FUSE_READ, false) > reads);
@@ -386,7 +539,7 @@ FIXTURE(retrieve) {
 FIXTURE_VARIANT(retrieve) {
 	uint32_t max_write;		/* negotiated */
 	uint32_t cached;		/* bytes stored into "empty" first */
-	uint32_t size;			/* asked back */
+	uint32_t offset, size;		/* asked back */
 	uint32_t expect;		/* what the NOTIFY_REPLY carries */
 };
 
@@ -394,13 +547,41 @@ FIXTURE_VARIANT(retrieve) {
 FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_eof) {
 	.max_write = 0, .cached = 100, .size = 4096, .expect = 100,
 };
+/* ... from EOF, from one byte before it, to exactly EOF, from beyond it */
+FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_eof_from_eof) {
+	.max_write = 0, .cached = 100, .offset = 100, .size = 4096, .expect = 0,
+};
+FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_eof_from_one_before_eof) {
+	.max_write = 0, .cached = 100, .offset = 99, .size = 4096, .expect = 1,
+};
+FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_eof_but_exactly_to_eof_is_all) {
+	.max_write = 0, .cached = 100, .offset = 0, .size = 100, .expect = 100,
+};
+FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_eof_from_beyond_eof) {
+	.max_write = 0, .cached = 100, .offset = 200, .size = 4096, .expect = 0,
+};
 /* notify-retrieve-clamp-max-write: no more than max_write */
 FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_max_write) {
 	.max_write = 4096, .cached = 12288, .size = 12288, .expect = 4096,
 };
+FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_max_write_by_one) {
+	.max_write = 4096, .cached = 12288, .size = 4097, .expect = 4096,
+};
+FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_max_write_but_max_write_is_all) {
+	.max_write = 4096, .cached = 12288, .size = 4096, .expect = 4096,
+};
 /* notify-retrieve-clamp-max-pages: no more than max_pages (32 by default) */
 FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_max_pages) {
 	.max_write = 33 * 4096, .cached = 33 * 4096, .size = 33 * 4096,
+	.expect = 32 * 4096,
+};
+/* ... 32 pages' worth from offset 1 spans 33 pages: 32 come back */
+FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_max_pages_unaligned) {
+	.max_write = 33 * 4096, .cached = 33 * 4096, .offset = 1, .size = 32 * 4096,
+	.expect = 32 * 4096 - 1,
+};
+FIXTURE_VARIANT_ADD(retrieve, notify_retrieve_clamp_max_pages_but_32_are_all) {
+	.max_write = 33 * 4096, .cached = 33 * 4096, .size = 32 * 4096,
 	.expect = 32 * 4096,
 };
 
@@ -433,6 +614,7 @@ TEST_F(retrieve, brings_back_no_more_than_the_limits)
 	q = notification(FUSE_NOTIFY_RETRIEVE, sizeof(*q));
 	q->notify_unique = NOTIFY_UNIQUE;
 	q->nodeid = nodeid;
+	q->offset = variant->offset;
 	q->size = variant->size;
 	first = send_posted(_metadata, &self->m);
 	EXPECT_EQ(0, write_errno(&self->m, first));

@@ -66,6 +66,7 @@ struct dir_case {
 	/* what the caller sees */
 	int err;		/* errno of the getdents64 that ends the listing */
 	const char *names;	/* every name listed, ',' after each */
+	size_t names_len;	/* ... or (names NULL) their length only */
 	int forgets;		/* FORGETs after the READDIRPLUS; -1: not checked */
 	const char *stat_name;	/* then stat()ed (must succeed) ... */
 	int lookups;		/* ... with this many LOOKUPs */
@@ -255,7 +256,11 @@ static void check_listing(struct __test_metadata *_metadata, struct mnt *m,
 	dfd = open(m->dir, O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, dfd);
 	EXPECT_EQ(c->err, list_dir(dfd, names, sizeof(names)));
-	EXPECT_STREQ(c->names, names);
+	if (c->names) {
+		EXPECT_STREQ(c->names, names);
+	} else {
+		EXPECT_EQ(c->names_len, strlen(names));
+	}
 	/* a LOOKUP that fails: the next request logged after the listing */
 	EXPECT_EQ(-1, stat(path(m, "probe"), &st));
 	EXPECT_EQ(ENOENT, errno);
@@ -297,15 +302,38 @@ FIXTURE_VARIANT_ADD(readdir, dirent_short_tail) {
 	.c = { .first = { { "good" } }, .tail = 23,
 	       .err = 0, .names = "good,", .forgets = -1 },
 };
+/* ... a tail of 24 (a header, namelen 0) is an entry: EIO; so is a tail of 1 not */
+FIXTURE_VARIANT_ADD(readdir, dirent_short_tail_24_is_an_entry) {
+	.c = { .first = { { "good" } }, .tail = 24,
+	       .err = EIO, .names = "good,", .forgets = -1 },
+};
+FIXTURE_VARIANT_ADD(readdir, dirent_short_tail_1) {
+	.c = { .first = { { "good" } }, .tail = 1,
+	       .err = 0, .names = "good,", .forgets = -1 },
+};
 /* namelen 1025 > FUSE_NAME_MAX: EIO (the VFS would take it) */
 FIXTURE_VARIANT_ADD(readdir, dirent_namelen_too_long) {
 	.c = { .first = { { "n", 1025 } },
 	       .err = EIO, .names = "", .forgets = -1 },
 };
+/* ... 1024 is a name */
+FIXTURE_VARIANT_ADD(readdir, dirent_namelen_too_long_but_1024_is_taken) {
+	.c = { .first = { { "n", 1024 } },
+	       .err = 0, .names = NULL, .names_len = 1025, .forgets = -1 },
+};
 /* a 48-byte reply whose entry claims a 200-byte name: dropped */
 FIXTURE_VARIANT_ADD(readdir, dirent_reclen_beyond_reply) {
 	.c = { .first = { { "r", 200 } }, .cut = 48,
 	       .err = 0, .names = "", .forgets = -1 },
+};
+/* ... its record is 224 bytes: 223 are not enough, 224 are */
+FIXTURE_VARIANT_ADD(readdir, dirent_reclen_beyond_reply_by_one) {
+	.c = { .first = { { "r", 200 } }, .cut = 223,
+	       .err = 0, .names = "", .forgets = -1 },
+};
+FIXTURE_VARIANT_ADD(readdir, dirent_reclen_beyond_reply_but_exact_is_taken) {
+	.c = { .first = { { "r", 200 } }, .cut = 224,
+	       .err = 0, .names = NULL, .names_len = 201, .forgets = -1 },
 };
 
 FIXTURE_SETUP(readdir)
@@ -347,6 +375,9 @@ FIXTURE_VARIANT_ADD(readdir_cache, dirent_namelen_zero) {
 };
 FIXTURE_VARIANT_ADD(readdir_cache, dirent_slash_in_name) {
 	.c = { .cache = true, .first = { { "good" }, { "a/b" } } },
+};
+FIXTURE_VARIANT_ADD(readdir_cache, dirent_slash_in_name_at_the_end) {
+	.c = { .cache = true, .first = { { "good" }, { "ab/" } } },
 };
 
 FIXTURE_SETUP(readdir_cache)
@@ -395,6 +426,11 @@ FIXTURE_VARIANT_ADD(readdirplus, direntplus_short_tail) {
 	.c = { .plus = true, .first = { { "file", .nodeid = NODE_FILE } },
 	       .tail = 151, .err = 0, .names = "file,", .forgets = 0 },
 };
+/* ... 152 bytes (entry_out and a dirent header) are an entry: namelen 0, EIO */
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_short_tail_152_is_an_entry) {
+	.c = { .plus = true, .first = { { "file", .nodeid = NODE_FILE } },
+	       .tail = 152, .err = EIO, .names = "file,", .forgets = 0 },
+};
 /* an empty name: EIO, and the entry after it is not linked */
 FIXTURE_VARIANT_ADD(readdirplus, direntplus_namelen_zero) {
 	.c = { .plus = true,
@@ -406,14 +442,33 @@ FIXTURE_VARIANT_ADD(readdirplus, direntplus_namelen_too_long) {
 	.c = { .plus = true, .first = { { "n", 1025, .nodeid = NODE_EMPTY } },
 	       .err = EIO, .names = "", .forgets = 0 },
 };
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_namelen_too_long_but_1024_is_taken) {
+	.c = { .plus = true, .first = { { "n", 1024, .nodeid = NODE_EMPTY } },
+	       .err = 0, .names = NULL, .names_len = 1025, .forgets = 0 },
+};
 /* a 160-byte reply whose entry claims a 200-byte name: dropped */
 FIXTURE_VARIANT_ADD(readdirplus, direntplus_reclen_beyond_reply) {
 	.c = { .plus = true, .first = { { "r", 200, .nodeid = NODE_EMPTY } },
 	       .cut = 160, .err = 0, .names = "", .forgets = 0 },
 };
+/* ... its record is 128 + 224 bytes: one less is not enough */
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_reclen_beyond_reply_by_one) {
+	.c = { .plus = true, .first = { { "r", 200, .nodeid = NODE_EMPTY } },
+	       .cut = 351, .err = 0, .names = "", .forgets = 0 },
+};
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_reclen_beyond_reply_but_exact_is_taken) {
+	.c = { .plus = true, .first = { { "r", 200, .nodeid = NODE_EMPTY } },
+	       .cut = 352, .err = 0, .names = NULL, .names_len = 201, .forgets = 0 },
+};
 FIXTURE_VARIANT_ADD(readdirplus, direntplus_slash_in_name) {
 	.c = { .plus = true,
 	       .first = { { "a/b" }, { "empty", .nodeid = NODE_EMPTY } },
+	       .err = EIO, .names = "", .forgets = 0,
+	       .stat_name = "empty", .lookups = 1 },
+};
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_slash_in_name_at_the_end) {
+	.c = { .plus = true,
+	       .first = { { "ab/" }, { "empty", .nodeid = NODE_EMPTY } },
 	       .err = EIO, .names = "", .forgets = 0,
 	       .stat_name = "empty", .lookups = 1 },
 };
@@ -433,6 +488,15 @@ FIXTURE_VARIANT_ADD(readdirplus, direntplus_dotdot) {
 	       .first = { { "..", .nodeid = 1, .mode = S_IFDIR | 0755 } },
 	       .names = "..,", .forgets = 0 },
 };
+/* ... ".a" and "..." are names: linked (stat() needs no LOOKUP) */
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_dot_but_dot_a_is_a_name) {
+	.c = { .plus = true, .first = { { ".a", .nodeid = NODE_EMPTY } },
+	       .names = ".a,", .forgets = 0, .stat_name = ".a", .lookups = 0 },
+};
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_dotdot_but_three_dots_are_a_name) {
+	.c = { .plus = true, .first = { { "...", .nodeid = NODE_EMPTY } },
+	       .names = "...,", .forgets = 0, .stat_name = "...", .lookups = 0 },
+};
 /* the root's nodeid for a file: listed, forgotten, the root unharmed */
 FIXTURE_VARIANT_ADD(readdirplus, direntplus_invalid_nodeid) {
 	.c = { .plus = true, .first = { { "x", .nodeid = 1 } },
@@ -444,6 +508,27 @@ FIXTURE_VARIANT_ADD(readdirplus, direntplus_invalid_attr) {
 	       .first = { { "empty", .nodeid = NODE_EMPTY, .size = 1ULL << 63 } },
 	       .names = "empty,", .forgets = 1,
 	       .stat_name = "empty", .lookups = 1 },
+};
+/* ... a size of U64_MAX, and S_IFMT bits that name no type */
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_invalid_attr_u64_max) {
+	.c = { .plus = true,
+	       .first = { { "empty", .nodeid = NODE_EMPTY, .size = ~0ULL } },
+	       .names = "empty,", .forgets = 1,
+	       .stat_name = "empty", .lookups = 1 },
+};
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_invalid_attr_invalid_type) {
+	.c = { .plus = true,
+	       .first = { { "empty", .nodeid = NODE_EMPTY, .mode = 0170644 } },
+	       .names = "empty,", .forgets = 1,
+	       .stat_name = "empty", .lookups = 1 },
+};
+/* ... LLONG_MAX is a size: linked */
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_invalid_attr_but_llong_max_is_taken) {
+	.c = { .plus = true,
+	       .first = { { "empty", .nodeid = NODE_EMPTY,
+			    .size = 0x7fffffffffffffffULL } },
+	       .names = "empty,", .forgets = 0,
+	       .stat_name = "empty", .lookups = 0 },
 };
 /* any rejected entry (here: no file type) is forgotten */
 FIXTURE_VARIANT_ADD(readdirplus, direntplus_forget_on_error) {
@@ -466,6 +551,20 @@ FIXTURE_VARIANT_ADD(readdirplus, direntplus_stale_inode) {
 	.c = { .plus = true, .prep = PREP_OPEN,
 	       .first = { { "empty", .nodeid = NODE_EMPTY, .generation = 2 } },
 	       .names = "empty,", .forgets = -1, .fstat_eio = true,
+	       .stat_name = "empty", .lookups = 0 },
+};
+/* ... or its type: the same */
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_stale_inode_type) {
+	.c = { .plus = true, .prep = PREP_OPEN,
+	       .first = { { "empty", .nodeid = NODE_EMPTY, .mode = S_IFDIR | 0755 } },
+	       .names = "empty,", .forgets = -1, .fstat_eio = true,
+	       .stat_name = "empty", .lookups = 0 },
+};
+/* ... the same generation and type: the same inode, which stays good */
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_stale_inode_but_the_same_one_stays) {
+	.c = { .plus = true, .prep = PREP_OPEN,
+	       .first = { { "empty", .nodeid = NODE_EMPTY } },
+	       .names = "empty,", .forgets = -1, .fstat_eio = false,
 	       .stat_name = "empty", .lookups = 0 },
 };
 /* "empty" is bad, its dentry cached: the entry is forgotten */

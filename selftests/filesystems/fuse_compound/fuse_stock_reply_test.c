@@ -147,6 +147,26 @@ static void longer_by(const struct fuse_in_header *req, struct srv_reply *r,
 	srv_write_raw(r, buf, len);
 }
 
+/* error -ENOENT and @arg bytes of payload */
+static void enoent_with_bytes(const struct fuse_in_header *req,
+			      struct srv_reply *r, int64_t arg)
+{
+	unsigned char buf[OH + 64] = { 0 };
+	struct fuse_out_header *oh = (void *)buf;
+
+	*oh = *(struct fuse_out_header *)r->buf;
+	oh->len = OH + arg;
+	oh->error = -ENOENT;
+	srv_write_raw(r, buf, oh->len);
+}
+
+/* the correct reply itself: the one after it answers a request that is done */
+static void same_reply(const struct fuse_in_header *req, struct srv_reply *r,
+		       int64_t arg)
+{
+	srv_write_raw(r, r->buf, r->len);
+}
+
 /* success, with @arg bytes of payload whatever the request wants */
 static void payload_of(const struct fuse_in_header *req, struct srv_reply *r,
 		       int64_t arg)
@@ -219,10 +239,37 @@ FIXTURE_VARIANT_ADD(reply, reply_too_short) {
 	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = cut_to,
 	.arg = 8, .bad_errno = EINVAL, .good_errno = 0, .call_errno = 0,
 };
+/* ... nor are 15 bytes, nor none; 16 are one (an error reply) */
+FIXTURE_VARIANT_ADD(reply, reply_too_short_15) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = cut_to,
+	.arg = OH - 1, .bad_errno = EINVAL, .good_errno = 0, .call_errno = 0,
+};
+FIXTURE_VARIANT_ADD(reply, reply_too_short_empty) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = cut_to,
+	.arg = 0, .bad_errno = EINVAL, .good_errno = 0, .call_errno = 0,
+};
+FIXTURE_VARIANT_ADD(reply, reply_too_short_but_16_is_a_header) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = header_with_error,
+	.arg = -ENOENT, .bad_errno = 0, .good_errno = ENOENT, .call_errno = ENOENT,
+};
 /* reply-len-mismatch: out_header.len must be the size written */
 FIXTURE_VARIANT_ADD(reply, reply_len_mismatch) {
 	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = len_off_by,
 	.arg = 8, .bad_errno = EINVAL, .good_errno = 0, .call_errno = 0,
+};
+/* ... one more, one less, and 0 */
+FIXTURE_VARIANT_ADD(reply, reply_len_mismatch_one_more) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = len_off_by,
+	.arg = 1, .bad_errno = EINVAL, .good_errno = 0, .call_errno = 0,
+};
+FIXTURE_VARIANT_ADD(reply, reply_len_mismatch_one_less) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = len_off_by,
+	.arg = -1, .bad_errno = EINVAL, .good_errno = 0, .call_errno = 0,
+};
+FIXTURE_VARIANT_ADD(reply, reply_len_mismatch_zero) {
+	.opcode = FUSE_STATFS, .call = statfs_mnt, .write_bad = len_off_by,
+	.arg = -(OH + sizeof(struct fuse_statfs_out)), .bad_errno = EINVAL,
+	.good_errno = 0, .call_errno = 0,
 };
 /* reply-unique-zero-is-notify: unique 0 runs a notification */
 FIXTURE_VARIANT_ADD(reply, reply_unique_zero_is_notify) {
@@ -233,6 +280,15 @@ FIXTURE_VARIANT_ADD(reply, reply_unique_zero_is_notify) {
 FIXTURE_VARIANT_ADD(reply, reply_error_positive) {
 	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = header_with_error,
 	.arg = 1, .bad_errno = EINVAL, .good_errno = 0, .call_errno = 0,
+};
+FIXTURE_VARIANT_ADD(reply, reply_error_positive_int_max) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = header_with_error,
+	.arg = INT32_MAX, .bad_errno = EINVAL, .good_errno = 0, .call_errno = 0,
+};
+/* ... and -1, the first error in: the caller gets EPERM */
+FIXTURE_VARIANT_ADD(reply, reply_error_positive_but_minus_1_is_taken) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = header_with_error,
+	.arg = -1, .bad_errno = 0, .good_errno = ENOENT, .call_errno = EPERM,
 };
 /* reply-error-too-negative: -512 (ERESTARTSYS) is out */
 FIXTURE_VARIANT_ADD(reply, reply_error_too_negative) {
@@ -253,11 +309,21 @@ FIXTURE_VARIANT_ADD(reply, reply_unique_unknown) {
 	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = with_unique,
 	.arg = 1ULL << 62, .bad_errno = ENOENT, .good_errno = 0, .call_errno = 0,
 };
+/* ... a second reply to a request already answered */
+FIXTURE_VARIANT_ADD(reply, reply_unique_unknown_answered_twice) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = same_reply,
+	.bad_errno = 0, .good_errno = ENOENT, .call_errno = 0,
+};
 /* reply-error-with-payload: refused, and the caller gets EIO, not ENOENT */
 FIXTURE_VARIANT_ADD(reply, reply_error_with_payload) {
 	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = error_with_payload,
 	.arg = -ENOENT, .bad_errno = EINVAL, .good_errno = ENOENT,
 	.call_errno = EIO,
+};
+/* ... one byte of payload is one too many */
+FIXTURE_VARIANT_ADD(reply, reply_error_with_payload_one_byte) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = enoent_with_bytes,
+	.arg = 1, .bad_errno = EINVAL, .good_errno = ENOENT, .call_errno = EIO,
 };
 /* reply-too-long: more than the out-args hold */
 FIXTURE_VARIANT_ADD(reply, reply_too_long) {
@@ -268,16 +334,49 @@ FIXTURE_VARIANT_ADD(reply, reply_too_long_read) {
 	.opcode = FUSE_READ, .call = read_file, .write_bad = longer_by,
 	.arg = 4, .bad_errno = EINVAL, .good_errno = ENOENT, .call_errno = EIO,
 };
+/* ... by one byte */
+FIXTURE_VARIANT_ADD(reply, reply_too_long_by_one) {
+	.opcode = FUSE_LOOKUP, .call = stat_file, .write_bad = longer_by,
+	.arg = 1, .bad_errno = EINVAL, .good_errno = ENOENT, .call_errno = EIO,
+};
+FIXTURE_VARIANT_ADD(reply, reply_too_long_read_by_one) {
+	.opcode = FUSE_READ, .call = read_file, .write_bad = longer_by,
+	.arg = 1, .bad_errno = EINVAL, .good_errno = ENOENT, .call_errno = EIO,
+};
+/* ... a READ of exactly what was asked is taken */
+FIXTURE_VARIANT_ADD(reply, reply_too_long_read_but_all_asked_is_taken) {
+	.opcode = FUSE_READ, .call = read_file, .write_bad = longer_by,
+	.arg = 0, .bad_errno = 0, .good_errno = ENOENT, .call_errno = 0,
+};
 /* reply-short-fixed: STATFS with 40 of its 80 bytes */
 FIXTURE_VARIANT_ADD(reply, reply_short_fixed) {
 	.opcode = FUSE_STATFS, .call = statfs_mnt, .write_bad = cut_to,
 	.arg = OH + 40, .bad_errno = EINVAL, .good_errno = ENOENT,
 	.call_errno = EIO,
 };
+/* ... one byte short, and no payload */
+FIXTURE_VARIANT_ADD(reply, reply_short_fixed_by_one) {
+	.opcode = FUSE_STATFS, .call = statfs_mnt, .write_bad = cut_to,
+	.arg = OH + sizeof(struct fuse_statfs_out) - 1, .bad_errno = EINVAL,
+	.good_errno = ENOENT, .call_errno = EIO,
+};
+FIXTURE_VARIANT_ADD(reply, reply_short_fixed_empty) {
+	.opcode = FUSE_STATFS, .call = statfs_mnt, .write_bad = cut_to,
+	.arg = OH, .bad_errno = EINVAL, .good_errno = ENOENT, .call_errno = EIO,
+};
 /* reply-argvar-underflow: FUSE_IOCTL, 8 bytes: less than fuse_ioctl_out */
 FIXTURE_VARIANT_ADD(reply, reply_argvar_underflow) {
 	.opcode = FUSE_IOCTL, .call = ioctl_file, .write_bad = payload_of,
 	.arg = 8, .bad_errno = EINVAL, .good_errno = ENOENT, .call_errno = EIO,
+};
+/* ... 15 bytes; 16 (fuse_ioctl_out, no data) are taken: the ioctl returns 0 */
+FIXTURE_VARIANT_ADD(reply, reply_argvar_underflow_by_one) {
+	.opcode = FUSE_IOCTL, .call = ioctl_file, .write_bad = payload_of,
+	.arg = 15, .bad_errno = EINVAL, .good_errno = ENOENT, .call_errno = EIO,
+};
+FIXTURE_VARIANT_ADD(reply, reply_argvar_underflow_but_the_fixed_part_is_taken) {
+	.opcode = FUSE_IOCTL, .call = ioctl_file, .write_bad = payload_of,
+	.arg = 16, .bad_errno = 0, .good_errno = ENOENT, .call_errno = 0,
 };
 /* reply-copy-error-eio: the payload faults: EFAULT, and the caller EIO */
 FIXTURE_VARIANT_ADD(reply, reply_copy_error_eio) {
@@ -363,6 +462,11 @@ FIXTURE_VARIANT_ADD(old_minor, init_minor_lt_9_compat_sizes) { .minor = 8 };
 FIXTURE_VARIANT_ADD(old_minor, init_minor_lt_12_request_sizes) { .minor = 11 };
 /* init-minor-lt-16-single-forget: never a BATCH_FORGET */
 FIXTURE_VARIANT_ADD(old_minor, init_minor_lt_16_single_forget) { .minor = 15 };
+/* each minor at its boundary: the first that is not old in that respect */
+FIXTURE_VARIANT_ADD(old_minor, init_minor_lt_4_statfs_at_4) { .minor = 4 };
+FIXTURE_VARIANT_ADD(old_minor, init_minor_lt_9_compat_sizes_at_9) { .minor = 9 };
+FIXTURE_VARIANT_ADD(old_minor, init_minor_lt_12_request_sizes_at_12) { .minor = 12 };
+FIXTURE_VARIANT_ADD(old_minor, init_minor_lt_16_single_forget_at_16) { .minor = 16 };
 /* the same exchanges with a current server, to show what changes */
 FIXTURE_VARIANT_ADD(old_minor, init_minor_current) {
 	.minor = FUSE_KERNEL_MINOR_VERSION,

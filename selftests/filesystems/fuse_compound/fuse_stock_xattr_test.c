@@ -30,10 +30,14 @@
 /* restricted ioctls of no known filesystem: FUSE hands them to the server */
 #define IOCTL_GET_U64		_IOR('X', 1, uint64_t)
 #define IOCTL_PUT_8K		_IOW('X', 1, char[8192])
+#define IOCTL_PUT_4K		_IOW('X', 1, char[4096])
+#define IOCTL_PUT_4K1		_IOW('X', 1, char[4097])
 
 enum call {
 	CALL_IOCTL_GET,		/* ioctl(IOCTL_GET_U64): guard bytes after */
 	CALL_IOCTL_PUT_8K,	/* ioctl(IOCTL_PUT_8K) */
+	CALL_IOCTL_PUT_4K,	/* ioctl(IOCTL_PUT_4K): one page */
+	CALL_IOCTL_PUT_4K1,	/* ioctl(IOCTL_PUT_4K1): a byte more */
 	CALL_GETFLAGS,		/* ioctl(FS_IOC_GETFLAGS): fileattr_get */
 	CALL_GETXATTR_SIZE,	/* getxattr(user.fusegate, NULL, 0) */
 	CALL_GETXATTR,		/* getxattr(user.fusegate, 64 bytes) */
@@ -150,6 +154,12 @@ static long xcall(struct __test_metadata *_metadata, struct mnt *m,
 	case CALL_IOCTL_PUT_8K:
 		ret = ret_of(ioctl(fd, IOCTL_PUT_8K, big));
 		break;
+	case CALL_IOCTL_PUT_4K:
+		ret = ret_of(ioctl(fd, IOCTL_PUT_4K, big));
+		break;
+	case CALL_IOCTL_PUT_4K1:
+		ret = ret_of(ioctl(fd, IOCTL_PUT_4K1, big));
+		break;
 	case CALL_GETFLAGS:
 		ret = ret_of(ioctl(fd, FS_IOC_GETFLAGS, &flags));
 		break;
@@ -190,9 +200,18 @@ FIXTURE_VARIANT_ADD(xcall, ioctl_retry_restricted) {
 	       .len = sizeof(struct fuse_ioctl_iovec),
 	       .call = CALL_IOCTL_GET, .ret = -EIO, .sent = 1, .again = -1 },
 };
+/* ... with no iovec at all */
+FIXTURE_VARIANT_ADD(xcall, ioctl_retry_restricted_no_iovecs) {
+	.c = { .opcode = FUSE_IOCTL, .io = { .flags = FUSE_IOCTL_RETRY },
+	       .call = CALL_IOCTL_GET, .ret = -EIO, .sent = 1, .again = -1 },
+};
 /* 16 bytes out for an 8-byte argument */
 FIXTURE_VARIANT_ADD(xcall, ioctl_out_too_long) {
 	.c = { .opcode = FUSE_IOCTL, .data = "0123456789abcdef", .len = 16,
+	       .call = CALL_IOCTL_GET, .ret = -EIO, .sent = 1, .again = -1 },
+};
+FIXTURE_VARIANT_ADD(xcall, ioctl_out_too_long_by_one) {
+	.c = { .opcode = FUSE_IOCTL, .data = "012345678", .len = 9,
 	       .call = CALL_IOCTL_GET, .ret = -EIO, .sent = 1, .again = -1 },
 };
 /* the control: 8 bytes out are copied, the guard stays */
@@ -205,6 +224,17 @@ FIXTURE_VARIANT_ADD(xcall, ioctl_out_exact) {
 FIXTURE_VARIANT_ADD(xcall, ioctl_max_pages) {
 	.c = { .max_pages = 1, .opcode = FUSE_IOCTL,
 	       .call = CALL_IOCTL_PUT_8K, .ret = -ENOMEM, .sent = 0,
+	       .again = -1 },
+};
+/* ... a byte more than a page is two pages; one page is sent */
+FIXTURE_VARIANT_ADD(xcall, ioctl_max_pages_one_byte_more) {
+	.c = { .max_pages = 1, .opcode = FUSE_IOCTL,
+	       .call = CALL_IOCTL_PUT_4K1, .ret = -ENOMEM, .sent = 0,
+	       .again = -1 },
+};
+FIXTURE_VARIANT_ADD(xcall, ioctl_max_pages_but_one_page_is_sent) {
+	.c = { .max_pages = 1, .opcode = FUSE_IOCTL, .error = -ENOSYS,
+	       .call = CALL_IOCTL_PUT_4K, .ret = -ENOTTY, .sent = 1,
 	       .again = -1 },
 };
 FIXTURE_VARIANT_ADD(xcall, fileattr_retry) {
@@ -220,6 +250,15 @@ FIXTURE_VARIANT_ADD(xcall, enosys_ioctl_result) {
 	.c = { .opcode = FUSE_IOCTL, .io = { .result = -ENOSYS },
 	       .call = CALL_IOCTL_GET, .ret = -ENOTTY, .sent = 1, .again = -1 },
 };
+/* ... other errors are the caller's as they are */
+FIXTURE_VARIANT_ADD(xcall, enosys_ioctl_error_but_eio_is_eio) {
+	.c = { .opcode = FUSE_IOCTL, .error = -EIO,
+	       .call = CALL_IOCTL_GET, .ret = -EIO, .sent = 1, .again = -1 },
+};
+FIXTURE_VARIANT_ADD(xcall, enosys_ioctl_result_but_eperm_is_eperm) {
+	.c = { .opcode = FUSE_IOCTL, .io = { .result = -EPERM },
+	       .call = CALL_IOCTL_GET, .ret = -EPERM, .sent = 1, .again = -1 },
+};
 
 /* --- [GET|LIST]XATTR: the size probe, the list (xattr.c) --- */
 
@@ -228,8 +267,29 @@ FIXTURE_VARIANT_ADD(xcall, getxattr_size_probe_clamp) {
 	       .call = CALL_GETXATTR_SIZE, .ret = 65536, .sent = 1,
 	       .again = -1 },
 };
+/* ... one above the limit, and the limit itself */
+FIXTURE_VARIANT_ADD(xcall, getxattr_size_probe_clamp_by_one) {
+	.c = { .opcode = FUSE_GETXATTR, .size = 65537,
+	       .call = CALL_GETXATTR_SIZE, .ret = 65536, .sent = 1,
+	       .again = -1 },
+};
+FIXTURE_VARIANT_ADD(xcall, getxattr_size_probe_clamp_but_65536_is_taken) {
+	.c = { .opcode = FUSE_GETXATTR, .size = 65536,
+	       .call = CALL_GETXATTR_SIZE, .ret = 65536, .sent = 1,
+	       .again = -1 },
+};
 FIXTURE_VARIANT_ADD(xcall, listxattr_size_probe_clamp) {
 	.c = { .opcode = FUSE_LISTXATTR, .size = 1000000,
+	       .call = CALL_LISTXATTR_SIZE, .ret = 65536, .sent = 1,
+	       .again = -1 },
+};
+FIXTURE_VARIANT_ADD(xcall, listxattr_size_probe_clamp_by_one) {
+	.c = { .opcode = FUSE_LISTXATTR, .size = 65537,
+	       .call = CALL_LISTXATTR_SIZE, .ret = 65536, .sent = 1,
+	       .again = -1 },
+};
+FIXTURE_VARIANT_ADD(xcall, listxattr_size_probe_clamp_but_65536_is_taken) {
+	.c = { .opcode = FUSE_LISTXATTR, .size = 65536,
 	       .call = CALL_LISTXATTR_SIZE, .ret = 65536, .sent = 1,
 	       .again = -1 },
 };
@@ -237,8 +297,22 @@ FIXTURE_VARIANT_ADD(xcall, listxattr_empty_name) {
 	.c = { .opcode = FUSE_LISTXATTR, .data = "a\0\0b\0", .len = 5,
 	       .call = CALL_LISTXATTR, .ret = -EIO, .sent = 1, .again = -1 },
 };
+/* ... the first name empty, or the list one NUL */
+FIXTURE_VARIANT_ADD(xcall, listxattr_empty_name_first) {
+	.c = { .opcode = FUSE_LISTXATTR, .data = "\0a\0", .len = 3,
+	       .call = CALL_LISTXATTR, .ret = -EIO, .sent = 1, .again = -1 },
+};
+FIXTURE_VARIANT_ADD(xcall, listxattr_empty_name_alone) {
+	.c = { .opcode = FUSE_LISTXATTR, .data = "", .len = 1,
+	       .call = CALL_LISTXATTR, .ret = -EIO, .sent = 1, .again = -1 },
+};
 FIXTURE_VARIANT_ADD(xcall, listxattr_unterminated) {
 	.c = { .opcode = FUSE_LISTXATTR, .data = "ab", .len = 2,
+	       .call = CALL_LISTXATTR, .ret = -EIO, .sent = 1, .again = -1 },
+};
+/* ... the last of two names */
+FIXTURE_VARIANT_ADD(xcall, listxattr_unterminated_after_a_name) {
+	.c = { .opcode = FUSE_LISTXATTR, .data = "a\0b", .len = 3,
 	       .call = CALL_LISTXATTR, .ret = -EIO, .sent = 1, .again = -1 },
 };
 /* the control: a well-formed list of two names */
@@ -268,12 +342,33 @@ FIXTURE_VARIANT_ADD(xcall, enosys_removexattr) {
 	       .call = CALL_REMOVEXATTR, .ret = -EOPNOTSUPP, .sent = 1,
 	       .again = 0 },
 };
+/* another error is the caller's, and the request is sent again */
+FIXTURE_VARIANT_ADD(xcall, enosys_setxattr_but_eio_is_not_remembered) {
+	.c = { .opcode = FUSE_SETXATTR, .error = -EIO,
+	       .call = CALL_SETXATTR, .ret = -EIO, .sent = 1, .again = 1 },
+};
+FIXTURE_VARIANT_ADD(xcall, enosys_getxattr_but_eio_is_not_remembered) {
+	.c = { .opcode = FUSE_GETXATTR, .error = -EIO,
+	       .call = CALL_GETXATTR, .ret = -EIO, .sent = 1, .again = 1 },
+};
+FIXTURE_VARIANT_ADD(xcall, enosys_listxattr_but_eio_is_not_remembered) {
+	.c = { .opcode = FUSE_LISTXATTR, .error = -EIO,
+	       .call = CALL_LISTXATTR, .ret = -EIO, .sent = 1, .again = 1 },
+};
+FIXTURE_VARIANT_ADD(xcall, enosys_removexattr_but_eio_is_not_remembered) {
+	.c = { .opcode = FUSE_REMOVEXATTR, .error = -EIO,
+	       .call = CALL_REMOVEXATTR, .ret = -EIO, .sent = 1, .again = 1 },
+};
 
 /* --- POSIX ACLs read through GETXATTR (acl.c) --- */
 
 FIXTURE_VARIANT_ADD(xcall, acl_erange_e2big) {
 	.c = { .opcode = FUSE_GETXATTR, .error = -ERANGE,
 	       .call = CALL_GET_ACL, .ret = -E2BIG, .sent = 1, .again = -1 },
+};
+FIXTURE_VARIANT_ADD(xcall, acl_erange_e2big_but_eio_is_eio) {
+	.c = { .opcode = FUSE_GETXATTR, .error = -EIO,
+	       .call = CALL_GET_ACL, .ret = -EIO, .sent = 1, .again = -1 },
 };
 /* the first GETXATTR ever is ENOSYS: no ACL, already on that call */
 FIXTURE_VARIANT_ADD(xcall, enosys_acl) {

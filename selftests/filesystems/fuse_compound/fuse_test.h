@@ -85,7 +85,7 @@ static inline int mnt_start(struct mnt *m, struct srv_config cfg)
 		return -ENOMEM;
 	fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
 	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
-	fd = srv_mount_opts(m->dir, cfg.mount_opts);
+	fd = srv_mount_owner(m->dir, cfg.mount_opts, !cfg.owner_only);
 	if (fd < 0)
 		return fd;
 	cfg.mountpoint = m->dir;

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Operations of stock 6.12 that the other stock programs never drive, and
+ * the checks on their way (docs/stock-checks.md names each row):
+ *
+ *  - clone: a second /dev/fuse serving the same connection
+ *    (FUSE_DEV_IOC_CLONE): a request it read is answered through it, not
+ *    through the other device, and closing it leaves the connection up;
+ *  - export_nosupp: file handles of a server that did not say
+ *    FUSE_EXPORT_SUPPORT (or said FUSE_NO_EXPORT_SUPPORT), and handles
+ *    that no server made (open_by_handle_at() of a crafted handle);
+ *  - poll_notify: FUSE_POLL_SCHEDULE_NOTIFY, and the NOTIFY_POLL that
+ *    wakes a waiting poll(2).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "../../kselftest_harness.h"
+#include "fuse_test.h"
+
+#define OH			sizeof(struct fuse_out_header)
+#define CLONE			_IOR(229, 0, uint32_t)	/* FUSE_DEV_IOC_CLONE */
+#define NO_EXPORT_SUPPORT	(1ULL << 38)		/* FUSE_NO_EXPORT_SUPPORT, 7.40 */
+#ifndef AT_HANDLE_FID
+#define AT_HANDLE_FID		0x200
+#endif
+#define FILEID_INO64_GEN	0x81
+#define FILEID_INO64_GEN_PARENT	0x82
+
+static long neg_errno(long ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
+/* --- a clone of the server's device, made and used by the server --- */
+
+/* What the server did with its clone, in memory shared with the test */
+struct clone_seen {
+	int go;			/* the write end: lets the test's child call */
+	bool close_clone;	/* after the exchange */
+	int clone_ret;		/* of FUSE_DEV_IOC_CLONE */
+	uint32_t opcode;	/* of the request the clone read */
+	int other_errno;	/* the reply written on the server's own device */
+	int clone_errno;	/* ... and then on the clone */
+	int step;		/* how far the server got: 4 is all */
+};
+
+static struct clone_seen *cseen;
+
+/*
+ * While it answers the test's STATFS the server clones its device, lets
+ * the test's child make its LOOKUP, reads it on the clone (the only
+ * reader then), and answers it EXDEV: first on its own device, which did
+ * not read it, then on the clone.
+ */
+static void edit_clone(const struct srv_config *cfg,
+		       const struct fuse_in_header *req, struct srv_reply *r)
+{
+	static unsigned char buf[256 << 10];
+	const struct fuse_in_header *ih = (void *)buf;
+	struct fuse_out_header oh = { .len = OH, .error = -EXDEV };
+	int c;
+
+	struct pollfd p;
+	ssize_t n;
+
+	if (req->opcode != FUSE_STATFS || cseen->step)
+		return;
+	c = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	cseen->clone_ret = c < 0 ? -errno : ioctl(c, CLONE, &r->fd) ? -errno : 0;
+	cseen->step = 1;
+	if (write(cseen->go, "x", 1) != 1 || cseen->clone_ret)
+		return;
+	cseen->step = 2;
+	/* not a wait on time: a bound on a failure, which the test reports */
+	p = (struct pollfd){ .fd = c, .events = POLLIN };
+	if (poll(&p, 1, 20000) != 1)
+		return;
+	cseen->step = 3;
+	n = read(c, buf, sizeof(buf));
+	if (n < (ssize_t)sizeof(*ih))
+		return;
+	srv_took(r->log, buf, n);
+	cseen->step = 4;
+	cseen->opcode = ih->opcode;
+	oh.unique = ih->unique;
+	cseen->other_errno = srv_write(r->log, r->fd, &oh, OH);
+	cseen->clone_errno = srv_write(r->log, c, &oh, OH);
+	if (cseen->close_clone)
+		close(c);
+}
+
+FIXTURE(clone) {
+	struct mnt m;
+	int go[2];
+};
+
+FIXTURE_VARIANT(clone) {
+	bool close_clone;
+};
+
+/* dev-release-last-aborts: one of two devices closed: the connection stays */
+FIXTURE_VARIANT_ADD(clone, dev_release_last_aborts) { .close_clone = true };
+/* reply-unique-unknown: a request is answered on the device that read it */
+FIXTURE_VARIANT_ADD(clone, reply_unique_unknown_on_another_device) {
+	.close_clone = false,
+};
+
+FIXTURE_SETUP(clone)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	cseen = mmap(NULL, sizeof(*cseen), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, cseen);
+	ASSERT_EQ(0, pipe(self->go));
+	cseen->go = self->go[1];
+	cseen->close_clone = variant->close_clone;
+	cfg.edit_reply = edit_clone;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+	/* the server holds the write end: its death ends the child's wait */
+	close(self->go[1]);
+}
+
+FIXTURE_TEARDOWN(clone)
+{
+	mnt_stop(_metadata, &self->m);
+	close(self->go[0]);
+	munmap(cseen, sizeof(*cseen));
+}
+
+TEST_F(clone, a_clone_serves_the_connection_it_was_cloned_from)
+{
+	struct statfs sfs;
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct stat st;
+		char c;
+
+		_exit(read(self->go[0], &c, 1) != 1 ? 100 :
+		      stat(path(&self->m, "via_clone"), &st) ? errno : 0);
+	}
+	ASSERT_LT(0, pid);
+	/* the STATFS reply comes after the exchange, on the server's device */
+	EXPECT_EQ(0, statfs(self->m.dir, &sfs));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EXDEV, WEXITSTATUS(status));
+	EXPECT_EQ(4, cseen->step);
+	EXPECT_EQ(0, cseen->clone_ret);
+	EXPECT_EQ(FUSE_LOOKUP, cseen->opcode);
+	EXPECT_EQ(ENOENT, cseen->other_errno);
+	EXPECT_EQ(0, cseen->clone_errno);
+	/* and the connection serves on */
+	EXPECT_EQ(0, statfs(self->m.dir, &sfs));
+}
+
+/* --- file handles without FUSE_EXPORT_SUPPORT, and crafted ones --- */
+
+enum handle_kind {
+	H_MADE,			/* as name_to_handle_at() made it */
+	H_TYPE,			/* an unknown handle type */
+	H_PARENT_TYPE,		/* FILEID_INO64_GEN_PARENT, 6 words */
+	H_SHORT,		/* 2 words of FILEID_INO64_GEN */
+	H_NODEID_ZERO,		/* nodeid 0 */
+};
+
+FIXTURE(export_nosupp) {
+	struct mnt m;
+	int fd;
+};
+
+FIXTURE_VARIANT(export_nosupp) {
+	bool support;		/* FUSE_EXPORT_SUPPORT */
+	bool no_support;	/* FUSE_NO_EXPORT_SUPPORT (with FUSE_INIT_EXT) */
+	bool fid;		/* name_to_handle_at(AT_HANDLE_FID) */
+	int name_errno;		/* of name_to_handle_at() */
+	bool cached;		/* "file" open meanwhile, else evicted */
+	enum handle_kind kind;
+	int open_errno;		/* of open_by_handle_at() */
+	unsigned int lookups;	/* LOOKUPs of "." it sends */
+};
+
+/* export-no-support-evicted: no LOOKUP of "." for a server that did not opt in */
+FIXTURE_VARIANT_ADD(export_nosupp, export_no_support_evicted) {
+	.cached = false, .open_errno = ESTALE, .lookups = 0,
+};
+/* ... a cached inode needs no server: the handle opens */
+FIXTURE_VARIANT_ADD(export_nosupp, export_no_support_evicted_but_a_cached_inode_opens) {
+	.cached = true, .open_errno = 0, .lookups = 0,
+};
+/* ... and with FUSE_EXPORT_SUPPORT the kernel asks */
+FIXTURE_VARIANT_ADD(export_nosupp, export_no_support_evicted_with_support_control) {
+	.support = true, .cached = false, .open_errno = 0, .lookups = 1,
+};
+/* init-no-export-support: handles for identification only */
+FIXTURE_VARIANT_ADD(export_nosupp, init_no_export_support) {
+	.no_support = true, .name_errno = EOPNOTSUPP,
+};
+FIXTURE_VARIANT_ADD(export_nosupp, init_no_export_support_but_a_fid_is_made) {
+	.no_support = true, .fid = true, .name_errno = 0,
+};
+/* export-fh-type, export-fh-len, export-nodeid-zero: handles no server made */
+FIXTURE_VARIANT_ADD(export_nosupp, export_fh_type) {
+	.support = true, .cached = true, .kind = H_TYPE, .open_errno = ESTALE,
+};
+FIXTURE_VARIANT_ADD(export_nosupp, export_fh_type_with_parent_is_taken) {
+	.support = true, .cached = true, .kind = H_PARENT_TYPE, .open_errno = 0,
+};
+FIXTURE_VARIANT_ADD(export_nosupp, export_fh_len) {
+	.support = true, .cached = true, .kind = H_SHORT, .open_errno = ESTALE,
+};
+FIXTURE_VARIANT_ADD(export_nosupp, export_nodeid_zero) {
+	.support = true, .cached = true, .kind = H_NODEID_ZERO,
+	.open_errno = ESTALE, .lookups = 0,
+};
+
+static void edit_export(const struct srv_config *cfg,
+			const struct fuse_in_header *req, struct srv_reply *r)
+{
+	const FIXTURE_VARIANT(export_nosupp) *v = (const void *)(uintptr_t)cfg->edit_arg;
+	struct fuse_init_out *o = (void *)(r->buf + OH);
+
+	if (req->opcode != FUSE_INIT || !v->no_support)
+		return;
+	o->flags |= FUSE_INIT_EXT;
+	o->flags2 |= NO_EXPORT_SUPPORT >> 32;
+}
+
+FIXTURE_SETUP(export_nosupp)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	self->fd = -1;
+	cfg.export_support = variant->support;
+	cfg.edit_reply = edit_export;
+	cfg.edit_arg = (uintptr_t)variant;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(export_nosupp)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	mnt_stop(_metadata, &self->m);
+}
+
+/* LOOKUPs of "." since record @from */
+static unsigned int dot_lookups(struct mnt *m, unsigned int from)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < nreq(m); i++)
+		n += m->log->rec[i].opcode == FUSE_LOOKUP &&
+		     m->log->rec[i].len == sizeof(struct fuse_in_header) + 2;
+	return n;
+}
+
+TEST_F(export_nosupp, a_handle_opens_only_what_the_server_can_find)
+{
+	struct file_handle *fh = calloc(1, sizeof(*fh) + MAX_HANDLE_SZ);
+	uint32_t *w = (uint32_t *)fh->f_handle;
+	int mount_id, mount_fd, fd;
+	unsigned int from;
+
+	ASSERT_NE(NULL, fh);
+	fh->handle_bytes = MAX_HANDLE_SZ;
+	EXPECT_EQ(-variant->name_errno,
+		  neg_errno(name_to_handle_at(AT_FDCWD, path(&self->m, "file"), fh,
+					      &mount_id, variant->fid ? AT_HANDLE_FID : 0)));
+	if (variant->name_errno || variant->fid) {
+		free(fh);
+		return;
+	}
+	ASSERT_EQ(FILEID_INO64_GEN, fh->handle_type);
+	ASSERT_EQ(12, fh->handle_bytes);
+	switch (variant->kind) {
+	case H_MADE:
+		break;
+	case H_TYPE:
+		fh->handle_type = 0x99;
+		break;
+	case H_PARENT_TYPE:	/* the root as the parent */
+		fh->handle_type = FILEID_INO64_GEN_PARENT;
+		fh->handle_bytes = 24;
+		w[3] = 0;
+		w[4] = FUSE_ROOT_ID;
+		w[5] = 0;
+		break;
+	case H_SHORT:
+		fh->handle_bytes = 8;
+		break;
+	case H_NODEID_ZERO:
+		w[0] = w[1] = 0;
+		break;
+	}
+	if (variant->cached) {
+		self->fd = open(path(&self->m, "file"), O_RDONLY);
+		ASSERT_LE(0, self->fd);
+	} else {
+		ASSERT_TRUE(drop_caches());
+	}
+	mount_fd = open(self->m.dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, mount_fd);
+	from = nreq(&self->m);
+	fd = open_by_handle_at(mount_fd, fh, O_RDONLY);
+	EXPECT_EQ(variant->open_errno, fd < 0 ? errno : 0);
+	EXPECT_EQ(variant->lookups, dot_lookups(&self->m, from));
+	if (fd >= 0)
+		close(fd);
+	close(mount_fd);
+	free(fh);
+}
+
+/* --- POLL: asking for a notification, and the notification --- */
+
+struct poll_seen {
+	unsigned int polls;
+	uint32_t flags[2];	/* of the first two POLLs */
+	uint64_t kh;
+	int notify_errno;
+};
+
+static struct poll_seen *pseen;
+
+/*
+ * The first POLL: nothing ready, and at once the NOTIFY_POLL of its kh;
+ * the next one: POLLIN
+ */
+static void edit_poll(const struct srv_config *cfg,
+		      const struct fuse_in_header *req, struct srv_reply *r)
+{
+	const struct fuse_poll_in *in = (const void *)(req + 1);
+	struct {
+		struct fuse_out_header oh;
+		struct fuse_poll_out out;
+	} msg = { { sizeof(msg), 0, req->unique }, { 0 } };
+	struct fuse_notify_poll_wakeup_out wake = { .kh = in->kh };
+	unsigned int n;
+
+	if (req->opcode != FUSE_POLL)
+		return;
+	n = pseen->polls++;
+	if (n < 2)
+		pseen->flags[n] = in->flags;
+	pseen->kh = in->kh;
+	msg.out.revents = n ? POLLIN : 0;
+	srv_write_raw(r, &msg, sizeof(msg));
+	if (!n)
+		pseen->notify_errno = srv_write_notify(r, FUSE_NOTIFY_POLL, &wake,
+						       sizeof(wake));
+	r->drop = true;
+}
+
+FIXTURE(poll_notify) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(poll_notify) {
+	int timeout;		/* of poll(2) */
+	int ret;		/* what it returns */
+	unsigned int polls;
+	bool schedule;		/* the first POLL asks for a notification */
+};
+
+/* poll-schedule-notify: a poll(2) that waits asks to be told, and is */
+FIXTURE_VARIANT_ADD(poll_notify, poll_schedule_notify) {
+	.timeout = -1, .ret = 1, .polls = 2, .schedule = true,
+};
+/* ... one that does not wait does not ask, and the notification is ignored */
+FIXTURE_VARIANT_ADD(poll_notify, poll_schedule_notify_not_when_nobody_waits) {
+	.timeout = 0, .ret = 0, .polls = 1, .schedule = false,
+};
+
+FIXTURE_SETUP(poll_notify)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	pseen = mmap(NULL, sizeof(*pseen), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, pseen);
+	cfg.edit_reply = edit_poll;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(poll_notify)
+{
+	mnt_stop(_metadata, &self->m);
+	munmap(pseen, sizeof(*pseen));
+}
+
+TEST_F(poll_notify, a_waiting_poll_is_woken_by_the_server)
+{
+	int fd = open(path(&self->m, "file"), O_RDONLY);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(variant->ret, poll(&p, 1, variant->timeout));
+	if (variant->ret)
+		EXPECT_EQ(POLLIN, p.revents);
+	EXPECT_EQ(variant->polls, pseen->polls);
+	EXPECT_EQ(variant->schedule, !!(pseen->flags[0] & FUSE_POLL_SCHEDULE_NOTIFY));
+	EXPECT_NE(0, pseen->kh);
+	EXPECT_EQ(0, pseen->notify_errno);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
