@@ -20,6 +20,13 @@ Sets:
               as in the kernel comments (rule N, name), discovery, the
               fallback's dependencies, credentials; in tree 'mutant'
               (kernel-patches/ applied)
+  --generated every condition and error path of fs/fuse, mutated by
+              scripts/mutgen.py (negate, never, drop an operand, move a
+              boundary, swap an errno, return 0, drop fuse_make_bad() or
+              a FORGET or RELEASE call) in the files the guest compiles;
+              with --stock of stock 6.12, else of the series; a random
+              --sample of them, one kernel each, scored with a 95%
+              interval; docs/mutant-triage.md explains known survivors
   --stock     the checks of stock 6.12 that docs/stock-checks.md lists,
               a mutant per row (its 'mutant' column), in tree
               'mutant-stock' (no series): the stock-check selftests must
@@ -32,6 +39,9 @@ Options:
                KUnit and the selftests), kunit (run_kunit.sh) or
                selftests (run_selftests.sh)
   --stock      the stock set (see above)
+  --generated  the generated set (see above)
+  --sample N   with --generated: run N mutants drawn at random (default 20)
+  --seed S     the draw's seed (default 1): the same seed, the same mutants
   --batch N    apply up to N mutants at once (those whose substitutions
                still apply), run once, and count each caught when a test
                named after it failed: for the stock set, whose tests are
@@ -42,7 +52,8 @@ Options:
   --jobs N     parallel build jobs
   -h, --help   show this help
 
-The table goes to results/mutants-SET.txt.
+The table goes to results/mutants-SET.txt (generated: mutants-gen-SET.txt,
+then the score, per file, and the survivors the triage does not explain).
 
 Exit status: 0 every mutant caught, 1 a mutant survived, 2 usage error,
 3 infrastructure error.
@@ -181,11 +192,17 @@ batch=1
 timeout=()
 runner=guest
 set_name=series
+generated=0
+sample=20
+seed=1
 selected=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--list) list=1; shift ;;
 	--stock) set_name=stock; shift ;;
+	--generated) generated=1; shift ;;
+	--sample) [ $# -ge 2 ] || die_usage "--sample needs a number"; sample=$2; shift 2 ;;
+	--seed) [ $# -ge 2 ] || die_usage "--seed needs a number"; seed=$2; shift 2 ;;
 	--batch) [ $# -ge 2 ] || die_usage "--batch needs a number"; batch=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"; timeout=(--timeout "$2"); shift 2 ;;
 	--jobs) [ $# -ge 2 ] || die_usage "--jobs needs a number"; jobs=$2; shift 2 ;;
@@ -197,6 +214,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ "$batch" =~ ^[1-9][0-9]*$ ]] || die_usage "--batch must be a positive number: $batch"
+[[ "$sample" =~ ^[1-9][0-9]*$ ]] || die_usage "--sample must be a positive number: $sample"
+[[ "$seed" =~ ^[0-9]+$ ]] || die_usage "--seed must be a number: $seed"
+[ "$generated" = 0 ] || [ "$batch" = 1 ] ||
+	die_usage "--batch needs tests named after the mutants: not with --generated"
 case "$runner" in
 guest|kunit|selftests) ;;
 *) die_usage "--runner must be guest, kunit or selftests: $runner" ;;
@@ -212,7 +233,15 @@ for f in "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/*_test.c; do
 	esac
 done
 EQUIVALENT=()
-if [ "$set_name" = stock ]; then
+if [ "$generated" = 1 ]; then
+	# every program and KUnit: a generated mutant may be anyone's
+	programs=()
+	tree_name=mutgen-$set_name
+	if [ "$set_name" = stock ]; then prep=(--baseline --name "$tree_name"); else prep=(--name "$tree_name"); fi
+	# the mutants are read off the prepared tree, in main()
+	MUTANTS=()
+	set_name=gen-$set_name
+elif [ "$set_name" = stock ]; then
 	mapfile -t MUTANTS < <(stock_mutants)
 	mapfile -t EQUIVALENT < <(stock_equivalents)
 	STOCK_PROGRAMS=$(stock_programs)
@@ -222,6 +251,20 @@ else
 	MUTANTS=("${SERIES_MUTANTS[@]}")
 	tree_name=mutant
 	prep=(--name "$tree_name")
+fi
+# generated_mutants: the sample, from the tree; the files the guest compiles
+# when it has been built once (else every file)
+generated_mutants() {
+	local built=()
+	[ ! -d "$tree/build-guest/fs/fuse" ] || built=(--built "$tree/build-guest")
+	python3 "$FUSEGATE_ROOT/scripts/mutgen.py" list --tree "$tree" "${built[@]}" \
+		--sample "$sample" --seed "$seed"
+}
+
+if [ "$generated" = 1 ] && [ "${list:-0}" = 1 ]; then
+	lock_tree "$tree_name"
+	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "${prep[@]}") || exit $?
+	mapfile -t MUTANTS < <(generated_mutants)
 fi
 if [ "${list:-0}" = 1 ]; then
 	for m in "${MUTANTS[@]}"; do
@@ -241,7 +284,7 @@ wanted() {
 	fi
 }
 
-for s in "${selected[@]}"; do
+[ "$generated" = 1 ] || for s in "${selected[@]}"; do
 	in_list "$s" "${MUTANT_IDS[@]}" || die_usage "no such mutant: $s (see --list)"
 done
 
@@ -433,6 +476,11 @@ main() {
 	table="$FUSEGATE_ROOT/results/mutants-$set_name.txt"
 	lock_tree "$tree_name"
 	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "${prep[@]}") || exit $?
+	if [ "$generated" = 1 ]; then
+		mapfile -t MUTANTS < <(generated_mutants)
+		[ ${#MUTANTS[@]} -gt 0 ] || die_infra "no mutant made of $tree"
+		log "${#MUTANTS[@]} generated mutant(s), seed $seed"
+	fi
 	printf '%-36s %-10s %s\n' mutant result "what it changes / the tests that failed" > "$table"
 	if [ ${#selected[@]} -eq 0 ]; then
 		for id in "${EQUIVALENT[@]}"; do
@@ -456,6 +504,10 @@ main() {
 	fi
 	git -C "$tree" checkout -q -f HEAD -- fs/fuse
 	log "table: $table"
+	if [ "$generated" = 1 ]; then
+		python3 "$FUSEGATE_ROOT/scripts/mutgen.py" score "$table" \
+			--triage "$FUSEGATE_ROOT/docs/mutant-triage.md" | tee "$table.score" || true
+	fi
 	exit "$survived"
 }
 

@@ -1,0 +1,137 @@
+"""scripts/mutgen.py: the mutants it makes, that perl applies each one
+exactly as meant, and the score it gives a run's table."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import mutgen  # noqa: E402
+
+SOURCE = '''static int fuse_check(struct fuse_conn *fc, int len, int err)
+{
+\tif (len < 8 || len > fc->max)
+\t\treturn -EINVAL;
+\tif (err) {
+\t\tfuse_make_bad(inode);
+\t\treturn -EIO;
+\t}
+\tif (err) {
+\t\tfuse_queue_forget(fc, forget,
+\t\t\t\t  nodeid, 1);
+\t}
+\treturn len >= 16;
+}
+'''
+
+
+def perl(subst, text):
+    with tempfile.NamedTemporaryFile('w', suffix='.c', delete=False) as f:
+        f.write(text)
+    try:
+        subprocess.run(['perl', '-0pi', '-e', subst, f.name], check=True)
+        with open(f.name) as g:
+            return g.read()
+    finally:
+        os.unlink(f.name)
+
+
+class Generate(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        os.makedirs(os.path.join(self.dir, 'fs', 'fuse'))
+        with open(os.path.join(self.dir, 'fs', 'fuse', 'x.c'), 'w') as f:
+            f.write(SOURCE)
+        self.mutants = list(mutgen.all_mutants(self.dir))
+        self.ops = {m[0].split(':')[2] for m in self.mutants}
+
+    def test_every_operator_is_made(self):
+        for op in ('negate', 'never', 'drop_or_1', 'drop_or_2', 'boundary_1',
+                   'boundary_2', 'errno_1', 'return_zero', 'drop_call'):
+            self.assertIn(op, self.ops)
+
+    def test_ids_are_unique_and_name_the_function(self):
+        ids = [m[0] for m in self.mutants]
+        self.assertEqual(len(ids), len(set(ids)))
+        self.assertTrue(all(i.startswith('x.c:fuse_check:') for i in ids))
+
+    def test_perl_applies_each_mutant_once_as_python_does(self):
+        for mid, _, _, subst, (old, new, occ) in self.mutants:
+            want = mutgen.apply(SOURCE, old, new, occ)
+            self.assertNotEqual(want, SOURCE, mid)
+            self.assertEqual(perl(subst, SOURCE), want, mid)
+
+    def test_the_second_of_two_equal_lines_is_changed_alone(self):
+        second = [m for m in self.mutants if m[4][0] == '\tif (err) {' and
+                  m[0].split(':')[2] == 'never' and m[4][2] == 2]
+        self.assertEqual(len(second), 1)
+        out = perl(second[0][3], SOURCE)
+        self.assertEqual(out.count('\tif (err) {'), 1)
+        self.assertLess(out.index('\tif (err) {'), out.index('\tif (0) {'))
+
+    def test_a_call_over_two_lines_is_removed_whole(self):
+        drop = [m for m in self.mutants if 'fuse_queue_forget' in m[2]]
+        self.assertEqual(len(drop), 1)
+        out = perl(drop[0][3], SOURCE)
+        self.assertNotIn('forget', out)
+        self.assertNotIn('nodeid, 1);', out)
+
+    def test_boundaries_move_by_one(self):
+        out = {m[4][1] for m in self.mutants if m[0].split(':')[2].startswith('boundary')}
+        self.assertIn('\tif (len <= 8 || len > fc->max)', out)
+        self.assertIn('\tif (len < 8 || len >= fc->max)', out)
+        self.assertIn('\treturn len > 16;', out)
+
+    def test_ids_do_not_move_with_the_line(self):
+        with open(os.path.join(self.dir, 'fs', 'fuse', 'x.c'), 'w') as f:
+            f.write('/* a comment */\n\n' + SOURCE)
+        again = [m[0] for m in mutgen.all_mutants(self.dir)]
+        self.assertEqual(again, [m[0] for m in self.mutants])
+
+    def test_a_sample_is_the_same_for_a_seed(self):
+        import random
+        a = random.Random(3).sample(self.mutants, 4)
+        b = random.Random(3).sample(self.mutants, 4)
+        self.assertEqual([m[0] for m in a], [m[0] for m in b])
+
+
+class Score(unittest.TestCase):
+    def run_score(self, table, triage=''):
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, 't.txt'), 'w') as f:
+            f.write(table)
+        with open(os.path.join(d, 'triage.md'), 'w') as f:
+            f.write(triage)
+        return subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), 'mutgen.py'),
+                               'score', os.path.join(d, 't.txt'), '--triage',
+                               os.path.join(d, 'triage.md')],
+                              capture_output=True, text=True)
+
+    TABLE = ('mutant result what\n'
+             'dev.c:f:negate:1 caught a\n'
+             'dev.c:f:never:2 SURVIVED b\n'
+             'dir.c:g:negate:3 caught c\n'
+             'dir.c:g:errno_1:4 caught d\n')
+
+    def test_score_and_interval(self):
+        r = self.run_score(self.TABLE)
+        self.assertIn('3 of 4 killed, 75.0% (95% interval 30.1% to 95.4%)', r.stdout)
+        self.assertIn('survivor (NEW) dev.c:f:never:2', r.stdout)
+        self.assertEqual(r.returncode, 1)
+
+    def test_triaged_survivors_are_not_new(self):
+        r = self.run_score(self.TABLE, '| `dev.c:f:never:2` | equivalent | why |\n')
+        self.assertIn('survivor (triaged: equivalent) dev.c:f:never:2', r.stdout)
+        self.assertEqual(r.returncode, 0)
+
+    def test_wilson_bounds(self):
+        self.assertEqual(mutgen.wilson(0, 0), (0.0, 0.0))
+        lo, hi = mutgen.wilson(10, 10)
+        self.assertAlmostEqual(hi, 1.0)
+        self.assertGreater(lo, 0.69)
+
+
+if __name__ == '__main__':
+    unittest.main()
