@@ -587,11 +587,13 @@ run_server() {
 # FUSEGATE_REAL_SERVERS: which servers run.  'quick' (the default): one
 # server per implementation of the protocol that is cheap to run here
 # (libfuse 3: bindfs; ntfs-3g's fuse-lite; rclone's own Go library) and
-# libfuse's notification example that invalidates entries, about two
+# libfuse's notification examples that invalidate entries and inodes (the
+# second sends FUSE_NOTIFY_INVAL_INODE, which no other quick server does,
+# between opens that a series may treat differently), about two and a half
 # minutes a boot under TCG with KASAN; 'all' (or 1): every server, about
 # eleven minutes a boot; 0: none (every server a SKIP that says so); or
 # the names of the servers, separated by spaces or commas.
-QUICK="bindfs ntfs_3g rclone notify_inval_entry"
+QUICK="bindfs ntfs_3g rclone notify_inval_entry notify_inval_inode"
 
 # The servers FUSEGATE_REAL_SERVERS asks for, as "name|caps" lines
 asked_servers() {
