@@ -13,7 +13,8 @@ An id is file:function:operator:hash, the hash taken of the line's text
 and the operator's detail, so it stays the same when the line moves.
 The operators:
 
-  negate        if (C)  ->  if (!(C))
+  negate        if (C)  ->  if (!(C)) (a condition over several lines
+                becomes one line)
   never         if (C)  ->  if (0): the check never fires
   drop_or_K     if (A || B || ...)  ->  the K-th operand removed (also and)
   boundary_K    the K-th comparison of a line moved by one (< <=, > >=)
@@ -93,23 +94,34 @@ def line_mutants(line, lines, i):
     """(operator, detail, new text of the line or None to remove it,
     lines the change spans) for line I."""
     out = []
-    m = COND.match(line)
+    # a condition over several lines is joined into one: the mutant
+    # replaces its lines by one line
+    cspan, joined = 1, line
+    if re.match(r'^\s*(?:\} else )?(?:if|while) \(', line) and not COND.match(line):
+        while cspan < 6 and i + cspan < len(lines):
+            joined += ' ' + lines[i + cspan].strip()
+            cspan += 1
+            if COND.match(joined) and balanced(COND.match(joined).group(2)):
+                break
+    m = COND.match(joined)
     if m and balanced(m.group(2)):
         head, cond, tail = m.groups()
-        out.append(('negate', '', '%s(!(%s))%s' % (head, cond, tail), 1))
-        out.append(('never', '', '%s(0)%s' % (head, tail), 1))
+        out.append(('negate', '', '%s(!(%s))%s' % (head, cond, tail), cspan))
+        out.append(('never', '', '%s(0)%s' % (head, tail), cspan))
         for op, name in (('||', 'or'), ('&&', 'and')):
             parts = split_top(cond, op)
             if parts and len(parts) > 1:
                 for k in range(len(parts)):
                     rest = (' %s ' % op).join(p for j, p in enumerate(parts) if j != k)
                     out.append(('drop_%s_%d' % (name, k + 1), parts[k],
-                                '%s(%s)%s' % (head, rest, tail), 1))
+                                '%s(%s)%s' % (head, rest, tail), cspan))
                 break
+    else:
+        cspan, joined = 1, line
     if m or re.match(r'^\s*return\b', line):
-        for k, c in enumerate(COMPARE.finditer(line)):
-            new = line[:c.start()] + BOUNDARY[c.group(1)] + line[c.end():]
-            out.append(('boundary_%d' % (k + 1), c.group(1), new, 1))
+        for k, c in enumerate(COMPARE.finditer(joined)):
+            new = joined[:c.start()] + BOUNDARY[c.group(1)] + joined[c.end():]
+            out.append(('boundary_%d' % (k + 1), c.group(1), new, cspan))
     stripped = line.strip()
     if stripped.startswith('return') or re.match(r'^\s*[\w.>\-\[\]]+ = -E', line):
         for k, e in enumerate(ERRNO.finditer(line)):

@@ -22,6 +22,9 @@ SOURCE = '''static int fuse_check(struct fuse_conn *fc, int len, int err)
 \t\tfuse_queue_forget(fc, forget,
 \t\t\t\t  nodeid, 1);
 \t}
+\tif (len > 4 &&
+\t    len != 100)
+\t\treturn -E2BIG;
 \treturn len >= 16;
 }
 '''
@@ -83,6 +86,15 @@ class Generate(unittest.TestCase):
         self.assertIn('\tif (len <= 8 || len > fc->max)', out)
         self.assertIn('\tif (len < 8 || len >= fc->max)', out)
         self.assertIn('\treturn len > 16;', out)
+
+    def test_a_condition_over_two_lines_is_mutated_whole(self):
+        multi = {m[0].split(':')[2]: m for m in self.mutants
+                 if m[4][0] == '\tif (len > 4 &&\n\t    len != 100)'}
+        self.assertEqual(multi['drop_and_1'][4][1], '\tif (len != 100)')
+        self.assertEqual(multi['drop_and_2'][4][1], '\tif (len > 4)')
+        self.assertEqual(multi['boundary_1'][4][1], '\tif (len >= 4 && len != 100)')
+        out = perl(multi['negate'][3], SOURCE)
+        self.assertIn('\tif (!(len > 4 && len != 100))\n\t\treturn -E2BIG;', out)
 
     def test_ids_do_not_move_with_the_line(self):
         with open(os.path.join(self.dir, 'fs', 'fuse', 'x.c'), 'w') as f:
