@@ -488,6 +488,25 @@ step_fhandle() { "$FHANDLE" "$mnt" "$data/hello" > "$log" 2>&1; }
 
 # notify: the example's file changes by the server's notification alone,
 # with the kernel's caches kept (bounded: 30 tries of one second's change)
+# append_open FILE: open FILE for appending and close it, writing nothing.
+# The low-level notification examples refuse every open but O_RDONLY with
+# EACCES: there the open must fail (a kernel that skipped the server's
+# answer would open it); invalidate_path opens anything.
+append_open() {
+	if (: >> "$1") 2>> "$log"; then
+		case "$name" in
+		notify_inval_inode|notify_store_retrieve)
+			echo "$1 opened for appending: the server refuses it" >> "$log"
+			return 1 ;;
+		esac
+	else
+		case "$name" in
+		notify_inval_inode|notify_store_retrieve) ;;
+		*) echo "$1 could not be opened for appending" >> "$log"; return 1 ;;
+		esac
+	fi
+}
+
 step_notify() {
 	case "$name" in
 	notify_inval_entry)
@@ -508,9 +527,20 @@ step_notify() {
 	*)
 		local f first
 		f=$mnt/$(ls "$mnt" | head -n 1)
+		# An open for appending: the open the kernel wants the
+		# attributes of (a compound of OPEN and GETATTR, where the
+		# kernel has them), whether or not the attributes are cached.
+		# The first one is the series' discovery; the one after the
+		# invalidation must not ask again (fuse_real_servers_requests).
+		append_open "$f" || return 1
 		first=$(cat "$f") || return 1
+		# the content changes in the kernel's view only once the
+		# server's FUSE_NOTIFY_INVAL_INODE dropped the cached pages
+		# (keep_cache, attributes that never time out): the defined
+		# state "an invalidation was processed"
 		wait_for 300 sh -c "[ \"\$(cat '$f')\" != '$first' ]" ||
 			{ echo "$f never changed: $first" > "$log"; return 1; }
+		append_open "$f" || return 1
 		;;
 	esac
 }
