@@ -607,6 +607,58 @@ static int find_mode(const char *name)
 	return -1;
 }
 
+#define NWORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
+
+/* Whether one of the comma-separated substrings of @only is in @name */
+static bool workload_selected(const char *only, const char *name)
+{
+	const char *tok = only;
+	size_t len;
+	char part[64];
+
+	if (!only)
+		return true;
+	while (*tok) {
+		len = strcspn(tok, ",");
+		if (len && len < sizeof(part)) {
+			memcpy(part, tok, len);
+			part[len] = '\0';
+			if (strstr(name, part))
+				return true;
+		}
+		tok += len + (tok[len] == ',');
+	}
+	return false;
+}
+
+/* Every substring of @only names a workload: 0, or -1 with a message */
+static int check_workloads(const char *only)
+{
+	const char *tok = only;
+	unsigned int w;
+	size_t len;
+	char part[64];
+
+	while (only && *tok) {
+		len = strcspn(tok, ",");
+		if (!len || len >= sizeof(part)) {
+			fprintf(stderr, "bad --workloads: %s\n", only);
+			return -1;
+		}
+		memcpy(part, tok, len);
+		part[len] = '\0';
+		for (w = 0; w < NWORKLOADS; w++)
+			if (strstr(workloads[w].name, part))
+				break;
+		if (w == NWORKLOADS) {
+			fprintf(stderr, "no workload's name contains %s\n", part);
+			return -1;
+		}
+		tok += len + (tok[len] == ',');
+	}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fuse_bench [--modes m,...] [--delays us,...] "
@@ -662,13 +714,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (check_workloads(only))
+		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (b = 0; b < nwbs; b++)
 		for (d = 0; d < ndelays; d++)
 			for (i = 0; i < nmodes; i++)
-				for (w = 0; w < sizeof(workloads) /
-						sizeof(workloads[0]); w++) {
-					if (only && !strstr(only, workloads[w].name))
+				for (w = 0; w < NWORKLOADS; w++) {
+					if (!workload_selected(only,
+							       workloads[w].name))
 						continue;
 					run_cell(&workloads[w], mode_idx[i],
 						 delays[d], wbs[b], count, runs);
