@@ -43,6 +43,7 @@ struct backing_map { int32_t fd; uint32_t flags; uint64_t padding; };
 #define SHARED_EXTRA							\
 	uint32_t minor;							\
 	uint32_t read_size, write_size;					\
+	uint32_t reads;							\
 	int backing_errno;						\
 	char backing[64];
 
@@ -133,6 +134,7 @@ static void exchange_op(struct shared *sh, struct srv_reply *r,
 	case FUSE_READ:
 		if (*size > sh->read_size)
 			STORE(sh->read_size, *size);
+		STORE(sh->reads, LOAD(sh->reads) + 1);
 		return;
 	case FUSE_WRITE:
 		if (*size > sh->write_size)
@@ -564,6 +566,47 @@ TEST_F(init_io, requests_are_cut_to_the_sizes_the_kernel_allows)
 	munmap(buf, variant->len);
 	EXPECT_EQ(variant->largest, variant->write ? LOAD(self->sh->write_size) :
 						     LOAD(self->sh->read_size));
+}
+
+/*
+ * --- the background queue: a full queue blocks, its end unblocks ---
+ *
+ * Reads go out as background requests (the core negotiates
+ * FUSE_ASYNC_READ) and every open drops the cached pages (no
+ * FOPEN_KEEP_CACHE), so each open-read-close sends a READ in the
+ * background, and its RELEASE too.  With max_background 1 each of them
+ * fills the queue (fc->blocked); its end must clear it
+ * (fuse_request_end(): num_background == max_background), or the next
+ * read waits forever for a slot nobody holds.
+ */
+
+FIXTURE_VARIANT(init_background) {
+	struct exchange x;
+};
+EXCHANGE_FIXTURE(init_background);
+
+FIXTURE_VARIANT_ADD(init_background, max_background_unblocks) {
+	.x = { .set = { { MAX_BACKGROUND, 1 } } },
+};
+/* ... the queue never full: nothing to unblock */
+FIXTURE_VARIANT_ADD(init_background, max_background_unblocks_but_2_never_blocks) {
+	.x = { .set = { { MAX_BACKGROUND, 2 } } },
+};
+
+TEST_F(init_background, each_read_finds_a_slot_after_the_last_one_ended)
+{
+	char buf[64];
+	int i, fd;
+
+	for (i = 0; i < 3; i++) {
+		fd = open(path(&self->m, "file"), O_RDONLY);
+		ASSERT_LE(0, fd);
+		/* a read that never gets a slot: the harness's timeout fails it */
+		ASSERT_EQ(6, read(fd, buf, sizeof(buf))) TH_LOG("read %d", i + 1);
+		EXPECT_EQ(0, memcmp(buf, "hello\n", 6));
+		close(fd);
+	}
+	EXPECT_EQ(3, LOAD(self->sh->reads));
 }
 
 /* --- old protocol minors: what the kernel no longer sends --- */
