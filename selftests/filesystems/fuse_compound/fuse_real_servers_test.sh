@@ -113,15 +113,20 @@ result() {
 
 # --- time -------------------------------------------------------------------
 
-# now: centiseconds since boot; took T0 WHAT: "# WHAT: S.CC s" since T0
+# now: set $cs to the centiseconds since boot (no fork: a variable, not
+# an output); took T0 WHAT: "# WHAT: S.CC s" since T0
 now() {
-	local up
-	read -r up _ < /proc/uptime
-	up=${up%.*}${up#*.}
-	while [ "${up#0}" != "$up" ] && [ "${#up}" -gt 1 ]; do up=${up#0}; done
-	echo "$up"
+	read -r cs _ < /proc/uptime
+	cs=${cs%.*}${cs#*.}
+	# no leading zero: ash reads 08 as a bad octal number
+	while [ "${cs#0}" != "$cs" ] && [ "${#cs}" -gt 1 ]; do cs=${cs#0}; done
 }
-took() { local d=$(($(now) - $1)); printf '# %s: %d.%02d s\n' "$2" $((d / 100)) $((d % 100)); }
+took() {
+	local d
+	now
+	d=$((cs - $1))
+	printf '# %s: %d.%02d s\n' "$2" $((d / 100)) $((d % 100))
+}
 
 # --- the guest's view of the host ----------------------------------------
 
@@ -167,7 +172,7 @@ trace_begin() {
 trace_end() {
 	[ "$tracing" = 1 ] || return 0
 	local tt
-	tt=$(now)
+	now; tt=$cs
 	echo 0 > "$TR/tracing_on"
 	awk -v server="$1" -v workload="$2" '
 	/entries-in-buffer\/entries-written:/ {
@@ -212,9 +217,10 @@ is_mounted() { grep -q " $1 fuse" /proc/self/mounts; }
 
 # server_pids MNT: the processes whose command line names MNT (one grep:
 # a pipe per process cost 3 s a server under TCG; the grep itself, also
-# listed, is gone when the caller looks)
+# listed, is gone when the caller looks).  -z: the arguments are separated
+# by NULs, and busybox's grep -F without it searches only argv[0].
 server_pids() {
-	grep -l -F -- "$1" /proc/[0-9]*/cmdline 2>/dev/null |
+	grep -l -z -F -- "$1" /proc/[0-9]*/cmdline 2>/dev/null |
 		sed 's,^/proc/,,; s,/cmdline$,,'
 }
 
@@ -237,6 +243,7 @@ populate() {
 		i=$((i + 1))
 	done
 	printf 'fusegate real servers\n' > "$1/hello"
+	mkdir -p "$1/timeouts" && printf 'stat_timeouts\n' > "$1/timeouts/file"
 }
 
 # populate_through DIR: the same names in DIR, a mount without a backing
@@ -252,6 +259,7 @@ populate_through() {
 	# shellcheck disable=SC2086
 	(cd "$1/many" && mkdir $names) || return 1
 	printf 'fusegate real servers\n' > "$1/hello"
+	mkdir -p "$1/timeouts" && printf 'stat_timeouts\n' > "$1/timeouts/file"
 }
 
 # start_NAME: mount the server NAME on $mnt, its files in $dir (set
@@ -345,9 +353,11 @@ skip_why() {
 	[ -n "$why" ] || return 0
 	local IFS='
 '
+	set -f	# the lines are split, never globbed
 	for line in $REASONS; do
 		case "$line" in "$name|$1|"*) why=${line#"$name|$1|"} ;; esac
 	done
+	set +f
 }
 
 # skip_general STEP: set $why to the reason that follows from the
@@ -509,10 +519,14 @@ step_symlinks() {
 # stat and the change are made as soon as the file exists, after
 # readdir_1000 (stat_timeouts_begin), so that the timeouts expire while
 # the steps between run; the step waits only for what is left of 1.5 s.
+# Its file is alone in a directory no other step reads or lists: nothing
+# between the two stats may refresh its attributes (a lookup after the
+# timeout, or a READDIRPLUS of its directory, would) and let a kernel
+# that never revalidates pass.
 stat_timeouts_begin() {
-	st_before=$(stat -c '%i %s %f' "$data/hello" 2>&1) || st_before="first stat: $st_before"
-	! has backing || printf 'more\n' >> "$back/hello"
-	st_t0=$(now)
+	st_before=$(stat -c '%i %s %f' "$data/timeouts/file" 2>&1) || st_before="first stat: $st_before"
+	! has backing || printf 'more\n' >> "$back/timeouts/file"
+	now; st_t0=$cs
 }
 
 step_stat_timeouts() {
@@ -521,12 +535,13 @@ step_stat_timeouts() {
 	[ -n "$st_t0" ] || stat_timeouts_begin
 	a=$st_before
 	case "$a" in "first stat: "*) echo "$a" > "$log"; return 1 ;; esac
-	left=$((st_t0 + 150 - $(now)))
+	now
+	left=$((st_t0 + 150 - cs))
 	[ "$left" -le 0 ] || sleep "$((left / 100)).$((left % 100 / 10))$((left % 10))"
-	b=$(stat -c '%i %s %f' "$data/hello") || return 1
+	b=$(stat -c '%i %s %f' "$data/timeouts/file") || return 1
 	if has backing; then
-		[ "${b#* }" = "$(stat -c '%s %f' "$back/hello")" ] || {
-			echo "after the timeouts: '$b', backing file '$(stat -c '%s %f' "$back/hello")'" > "$log"
+		[ "${b#* }" = "$(stat -c '%s %f' "$back/timeouts/file")" ] || {
+			echo "after the timeouts: '$b', backing file '$(stat -c '%s %f' "$back/timeouts/file")'" > "$log"
 			return 1
 		}
 	elif [ "$a" != "$b" ]; then
@@ -607,7 +622,7 @@ run_server() {
 	say "    1..$(echo $STEPS | wc -w)"
 	log=$dir/mount.log
 	local t0 tp
-	t0=$(now)
+	now; t0=$cs
 	trace_begin
 	start_"$name" > "$log" 2>&1
 	local rc=$?
@@ -628,7 +643,7 @@ run_server() {
 		# the request counts of each workload: fio, stress-ng, the script
 		case "$step" in
 		stress_dir) trace_end "$name" "$group"; group=stress-ng; trace_begin
-			tp=$(now); stress_run; took "$tp" stress-ng ;;
+			now; tp=$cs; stress_run; took "$tp" stress-ng ;;
 		readdir_1000) trace_end "$name" "$group"; group=script; trace_begin ;;
 		notify) trace_end "$name" "$group"; group=notify; trace_begin ;;
 		unmount) trace_end "$name" "$group"; trace_begin ;;
@@ -648,7 +663,7 @@ run_server() {
 			n_case=$((n_case + 1)) ;;
 		unmount)
 			local pids urc=0
-			tp=$(now)
+			now; tp=$cs
 			pids=$(server_pids "$mnt")
 			umount "$mnt" > "$log" 2>&1 || urc=$?
 			if [ "$urc" -eq 0 ] && ! wait_for 600 no_process_left "$pids"; then
@@ -661,7 +676,7 @@ run_server() {
 			took "$t0" "$name from its start to its unmount" ;;
 		*)
 			local rc
-			tp=$(now)
+			now; tp=$cs
 			"step_$step"
 			rc=$?
 			took "$tp" "$step"
@@ -732,7 +747,7 @@ main() {
 		return 0
 	fi
 	ASKED=$(asked_servers)
-	t_all=$(now)
+	now; t_all=$cs
 	if ! setup_host > "$W.setup.log" 2>&1; then
 		diag < "$W.setup.log"
 		echo "$SERVERS" | while IFS='|' read -r name caps; do
