@@ -86,7 +86,7 @@ check() {
 }
 
 # run_gate SERIES DIR NAME: the gate on SERIES; the real servers (the quick
-# set, 95-110 s a boot here) only for the fixtures about them (real_*)
+# set, about 110 s a boot here) only for the fixtures about them (real_*)
 run_gate() {
 	local series=$1 dir=$2 name=$3 rc=0 real=0
 	case "$name" in real_*) real=quick ;; esac

@@ -691,7 +691,7 @@ run_server() {
 # (libfuse 3: bindfs; ntfs-3g's fuse-lite; rclone's own Go library) and
 # libfuse's notification examples that invalidate entries and inodes (the
 # second sends FUSE_NOTIFY_INVAL_INODE, which no other quick server does,
-# between opens that a series may treat differently), about 100 s a boot
+# between opens that a series may treat differently), about 110 s a boot
 # under TCG with KASAN; 'all' (or 1): every server, about
 # eleven minutes a boot; 0: none (every server a SKIP that says so); or
 # the names of the servers, separated by spaces or commas.
