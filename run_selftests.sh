@@ -146,12 +146,13 @@ write_guest_env() {
 }
 
 # Split the console at the line /init prints once the kernel has booted:
-# the KUnit suites ran before it, the selftests after it.
+# the KUnit suites ran before it, the selftests after it (the line itself,
+# with the boot's time, goes to both).
 split_console() {
 	local console=$1
 	awk -v pre="$results/console-boot.log" -v post="$results/console-tests.log" '
 		done == 0 { print > pre } done == 1 { print > post }
-		/FUSEGATE-BOOT-OK/ { done = 1 }' "$console"
+		/FUSEGATE-BOOT-OK/ { done = 1; print > post }' "$console"
 	touch "$results/console-boot.log" "$results/console-tests.log"
 }
 
@@ -168,6 +169,7 @@ kunit_results() {
 	[ "$booted" -eq 1 ] || args=(--cut-short-by-crash)
 	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$dir/kunit.ktap" \
 		--title "KUnit in the guest" --console "$results/console-boot.log" \
+		--times-from console \
 		"${EXPECT_WARN_ARGS[@]}" \
 		--json "$dir/summary.json" --junit "$dir/junit.xml" "${args[@]}" || rc=$?
 	return "$rc"
@@ -207,6 +209,9 @@ main() {
 	write_guest_env "$stage/root" "$expect" "$handles"
 	guest_initramfs "$stage/root" "$stage/initramfs.cpio"
 	t_build=$(( $(now) - t0 ))
+	# the build is over: what the gate waits for before it builds the next
+	# tree beside this guest
+	: > "$results/built"
 
 	t0=$(now)
 	GUEST_KVM=$kvm
@@ -249,6 +254,7 @@ main() {
 	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$results/selftests.ktap" \
 		--title "selftests ($([ "$expect" = 1 ] && echo "with FUSE_COMPOUND" || echo "no FUSE_COMPOUND"))" \
 		--suite selftests --console "$results/console-tests.log" \
+		--guest-seconds "$t_run" \
 		--json "$results/summary.json" --junit "$results/junit.xml" "${cut_short[@]}" ||
 		src=$?
 	# the requests each real server got, by opcode (fuse_real_servers_test)

@@ -19,8 +19,14 @@ $(fixture_table | awk -F'|' '{printf "  %-32s %s\n", $1, $4}')
                                    our series and sub_unique_not_checked:
                                    PASS and REGRESSION, different commits
 
+A fixture whose verdict lives in one selftest program (the table's last
+column) is judged on that program and the KUnit suites (./fusegate gate
+--only): the same verdict and the same names in about half the time.
+The whole suite is the main gate's work; --whole runs every fixture on it.
+
 Options:
   --list          list the fixtures and exit
+  --whole         judge every fixture on the whole suite (no --only)
   --results DIR   where the gates write (default: results/fixtures)
   -h, --help      show this help
 
@@ -30,7 +36,9 @@ EOF
 }
 
 # name | series (relative to the repository, or mail:FILE) | exit status |
-# what it is | strings the report must hold (';'-separated)
+# what it is | strings the report must hold (';'-separated) | the selftest
+# programs that hold those tests (the gate judges them and the KUnit
+# suites, ./fusegate gate --only; none: the whole suite)
 fixture_table() {
 	cat <<'EOF'
 does-not-apply|gate-fixtures/does-not-apply|3|patch 3 written against another tree: INFRA|patch 3 of 3;error: patch failed: fs/fuse/file.c
@@ -39,21 +47,23 @@ missing-patch|mail:missing-patch.mbox|3|an mbox without patch 7: INFRA naming th
 with-cover|mail:with-cover.mbox|0|our series with its cover letter: PASS|"verdict": "PASS"
 with-replies|mail:with-replies.mbox|0|with review replies, one quoting a hunk: PASS|"verdict": "PASS"
 v1-and-v2|mail:v1-and-v2.mbox|0|v1 and v2 in one mbox: v2 taken, PASS|"verdict": "PASS"
-sub_unique_not_checked|gate-fixtures/sub_unique_not_checked|1|our series without rule 3: REGRESSION|sub_unique_reordered;sub_unique: reordered
-sub_error_range_not_checked|gate-fixtures/sub_error_range_not_checked|1|our series without rule 5: REGRESSION|sub_error_range_positive_first;sub_error_range: the first positive
-stock_reply_error_too_negative|gate-fixtures/stock_reply_error_too_negative|1|stock 6.12 without the reply error floor: REGRESSION|reply_error_too_negative
-stock_lookup_invalid_attr|gate-fixtures/stock_lookup_invalid_attr|1|stock 6.12 taking invalid LOOKUP attributes: REGRESSION|lookup_invalid_attr
+sub_unique_not_checked|gate-fixtures/sub_unique_not_checked|1|our series without rule 3: REGRESSION|sub_unique_reordered;sub_unique: reordered|fuse_reply_rules_test
+sub_error_range_not_checked|gate-fixtures/sub_error_range_not_checked|1|our series without rule 5: REGRESSION|sub_error_range_positive_first;sub_error_range: the first positive|fuse_reply_rules_test
+stock_reply_error_too_negative|gate-fixtures/stock_reply_error_too_negative|1|stock 6.12 without the reply error floor: REGRESSION|reply_error_too_negative|fuse_stock_reply_test
+stock_lookup_invalid_attr|gate-fixtures/stock_lookup_invalid_attr|1|stock 6.12 taking invalid LOOKUP attributes: REGRESSION|lookup_invalid_attr|fuse_stock_lookup_test
 stock_comment_only|gate-fixtures/stock_comment_only|0|stock 6.12 and a comment-only patch: PASS|"verdict": "PASS"
-real_compound_after_enosys|gate-fixtures/real_compound_after_enosys|1|compounds asked again after each inode invalidation: REGRESSION in the real servers' requests|fuse_real_servers_requests;after the first refusal the kernel must not ask again
-real_direct_write_tail_dropped|gate-fixtures/real_direct_write_tail_dropped|1|direct writes past 128 KiB lose a byte: REGRESSION in the real servers' fio|fuse_real_servers: bindfs.fio_direct
+real_compound_after_enosys|gate-fixtures/real_compound_after_enosys|1|compounds asked again after each inode invalidation: REGRESSION in the real servers' requests|fuse_real_servers_requests;after the first refusal the kernel must not ask again|fuse_real_servers_test
+real_direct_write_tail_dropped|gate-fixtures/real_direct_write_tail_dropped|1|direct writes past 128 KiB lose a byte: REGRESSION in the real servers' fio|fuse_real_servers: bindfs.fio_direct|fuse_real_servers_test
 EOF
 }
 
 results="$FUSEGATE_ROOT/results/fixtures"
 selected=()
+whole=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--list) fixture_table | cut -d'|' -f1; echo two-at-once; exit 0 ;;
+	--whole) whole=1; shift ;;
 	--results) [ $# -ge 2 ] || die_usage "--results needs a directory"; results=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die_usage "unknown option: $1" ;;
@@ -85,13 +95,20 @@ check() {
 	return 1
 }
 
-# run_gate SERIES DIR NAME: the gate on SERIES; the real servers (the quick
-# set, about 110 s a boot here) only for the fixtures about them (real_*)
+# run_gate SERIES DIR NAME PROGRAMS: the gate on SERIES.  With PROGRAMS
+# (and not --whole): those programs only, with the main gate's setting of
+# the real servers, so that the base's results it kept serve here too.
+# The whole suite: the real servers (the quick set, about 110 s a boot
+# here) only for the fixtures about them (real_*).
 run_gate() {
-	local series=$1 dir=$2 name=$3 rc=0 real=0
+	local series=$1 dir=$2 name=$3 programs=$4 rc=0 real=0 only=() p
 	case "$name" in real_*) real=quick ;; esac
+	if [ "$whole" -eq 0 ] && [ -n "$programs" ]; then
+		real=${FUSEGATE_REAL_SERVERS:-quick}
+		for p in $programs; do only+=(--only "$p"); done
+	fi
 	FUSEGATE_REAL_SERVERS=$real "$FUSEGATE_ROOT/fusegate" gate --series "$series" \
-		--results "$dir" > "$dir.log" 2>&1 || rc=$?
+		"${only[@]}" --results "$dir" > "$dir.log" 2>&1 || rc=$?
 	return "$rc"
 }
 
@@ -132,7 +149,7 @@ PY
 }
 
 main() {
-	local failed=0 name series want what strings dir rc mail
+	local failed=0 name series want what strings programs dir rc mail
 	mkdir -p "$results"
 	results=$(cd "$results" && pwd)
 	: > "$results/summary.txt"
@@ -140,7 +157,7 @@ main() {
 	rm -rf "$mail"
 	python3 "$FUSEGATE_ROOT/gate-fixtures/mail/make-fixtures.py" "$mail" ||
 		die_infra "the mail fixtures could not be built"
-	while IFS='|' read -r name series want what strings; do
+	while IFS='|' read -r name series want what strings programs; do
 		wanted "$name" || continue
 		dir="$results/$name"
 		rm -rf "$dir"
@@ -149,9 +166,9 @@ main() {
 		mail:*) series="$mail/${series#mail:}" ;;
 		*) series="$FUSEGATE_ROOT/$series" ;;
 		esac
-		log "fixture $name: $what"
+		log "fixture $name: $what${programs:+ (judged on $programs)}"
 		rc=0
-		run_gate "$series" "$dir" "$name" || rc=$?
+		run_gate "$series" "$dir" "$name" "$programs" || rc=$?
 		check "$name" "$rc" "$want" "$dir" "$strings" || failed=1
 	done < <(fixture_table)
 	if wanted two-at-once; then

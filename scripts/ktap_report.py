@@ -46,9 +46,25 @@ SPLATS = [
     re.compile(r'refcount_t: '),
     re.compile(r'INFO: task .* blocked for more than'),
     re.compile(r'RCU detected stall|rcu_sched self-detected stall'),
+    # an unmount that found inodes still referenced: a leaked reference
+    re.compile(r'Busy inodes after unmount'),
 ]
 
 LOG_LINES = 40      # the end of a case's log that goes into the results
+
+# Time, as the guest wrote it (selftests/guest/run-tests): "# fusegate-time:
+# NAME SECONDS" before each program's result (no indent) and before each
+# of its tests' results (4 spaces); a program's own timed steps ("# WHAT:
+# S.CC s", the real servers') under the subtest named last.
+TIME_LINE = re.compile(r'^(?P<indent> *)# fusegate-time: (?P<name>\S+) (?P<s>\d+(?:\.\d+)?)\s*$')
+STEP_LINE = re.compile(r'^    # (?P<what>[^:]+): (?P<s>\d+\.\d\d) s\s*$')
+SUBTEST_LINE = re.compile(r'^        # Subtest: (?P<name>\S+)\s*$')
+# the console: printk's time stamp, a KUnit suite's start and its result
+# (CONFIG_PRINTK_TIME), and /init's line once the kernel has booted
+STAMPED = re.compile(r'^\[\s*(?P<t>\d+\.\d+)\] (?P<line>.*)$')
+KUNIT_SUITE_START = re.compile(r'^    # Subtest: (?P<name>\S+)\s*$')
+KUNIT_SUITE_END = re.compile(r'^(?:not )?ok \d+ (?P<name>\S+)')
+BOOTED = re.compile(r'FUSEGATE-BOOT-OK uptime=(?P<t>\d+(?:\.\d+)?)')
 
 
 def load_kunit_parser(kunit_dir):
@@ -99,6 +115,62 @@ def flatten(kp, main, default_suite):
     return suites, logs
 
 
+def read_times(lines):
+    """{'suites': {program: s}, 'tests': {program: {test: s}}, 'steps':
+    {program: {step: s}}} of a selftest KTAP stream (run-tests' lines)."""
+    suites, tests, steps = {}, {}, {}
+    p_tests, p_steps, sub = {}, {}, None
+    for line in lines:
+        line = line.rstrip('\n')
+        m = TIME_LINE.match(line)
+        if m and m.group('indent') == '':
+            name = m.group('name')
+            suites[name] = float(m.group('s'))
+            if p_tests:
+                tests[name] = p_tests
+            if p_steps:
+                steps[name] = p_steps
+            p_tests, p_steps, sub = {}, {}, None
+        elif m and m.group('indent') == '    ':
+            p_tests[m.group('name')] = float(m.group('s'))
+        elif re.match(r'^    (?:not )?ok \d+ ', line):
+            sub = None          # the subtest ended
+        elif SUBTEST_LINE.match(line):
+            sub = SUBTEST_LINE.match(line).group('name')
+        elif STEP_LINE.match(line):
+            m = STEP_LINE.match(line)
+            p_steps[(sub + '.' if sub else '') + m.group('what')] = float(m.group('s'))
+    return {'suites': suites, 'tests': tests, 'steps': steps}
+
+
+def console_times(path):
+    """{'boot': s, 'suites': {KUnit suite: s}} from a console log with
+    printk time stamps; what it does not show is left out."""
+    out, starts, suites = {}, {}, {}
+    try:
+        text = open(path, errors='replace').read().splitlines()
+    except OSError:
+        return out
+    for raw in text:
+        b = BOOTED.search(raw)
+        if b:
+            out['boot'] = float(b.group('t'))
+        m = STAMPED.match(raw)
+        if not m:
+            continue
+        t, line = float(m.group('t')), m.group('line')
+        st = KUNIT_SUITE_START.match(line)
+        if st:
+            starts[st.group('name')] = t
+            continue
+        end = KUNIT_SUITE_END.match(line)
+        if end and end.group('name') in starts:
+            suites[end.group('name')] = round(t - starts.pop(end.group('name')), 2)
+    if suites:
+        out['suites'] = suites
+    return out
+
+
 def scan_splats(path, expected):
     found, tolerated = [], []
     try:
@@ -135,6 +207,11 @@ def main():
     ap.add_argument('--json', help='write the summary here')
     ap.add_argument('--junit', help='write JUnit XML here')
     ap.add_argument('--title', default='Results')
+    ap.add_argument('--times-from', choices=('ktap', 'console'), default='ktap',
+                    help="where the suites' times are: run-tests' lines in the KTAP "
+                    "(selftests, the default) or printk's time stamps in --console (KUnit)")
+    ap.add_argument('--guest-seconds', type=float,
+                    help='how long the guest ran, as the host measured it')
     ap.add_argument('--cut-short-by-crash', action='store_true',
                     help='the run ended early; with a splat in the console that is '
                     'a test failure, without one an infrastructure error')
@@ -174,8 +251,15 @@ def main():
     if args.console:
         splats, tolerated = scan_splats(args.console, set(args.expect_warn))
 
+    times = {}
+    if args.console:
+        times.update(console_times(args.console))
+    if args.times_from == 'ktap':
+        times.update({k: v for k, v in read_times(lines).items() if v})
+    if args.guest_seconds is not None:
+        times['guest'] = args.guest_seconds
     summary = Summary(verdict=Verdict.PASS, suites=suites, logs=logs, splats=splats,
-                      tolerated_warnings=tolerated)
+                      tolerated_warnings=tolerated, times=times)
     if infra and splats and args.cut_short_by_crash:
         # the kernel died under the tests: that is the series' fault
         infra = None

@@ -12,6 +12,12 @@ runner's console output to learn what happened.
     "logs": {suite: {case: "the case's log lines"}},
     "splats": ["kernel log line", ...],
     "tolerated_warnings": [...],
+    "times": {                       (seconds; what the runner measured)
+      "boot": s, "guest": s,          the kernel's boot, the whole guest
+      "suites": {suite: s},           each selftest program or KUnit suite
+      "tests": {suite: {case: s}},    each kselftest harness test
+      "steps": {suite: {step: s}},    each timed step (the real servers')
+    },
   }
 
 Command line (for the shell runners):
@@ -51,6 +57,7 @@ class Summary:
     logs: Dict[str, Dict[str, str]] = field(default_factory=dict)
     splats: List[str] = field(default_factory=list)
     tolerated_warnings: List[str] = field(default_factory=list)
+    times: Dict[str, object] = field(default_factory=dict)
 
     def cases(self):
         """{(suite, case): Status}"""
@@ -77,6 +84,7 @@ class Summary:
             'logs': self.logs,
             'splats': self.splats,
             'tolerated_warnings': self.tolerated_warnings,
+            'times': self.times,
         }
 
 
@@ -101,7 +109,8 @@ def load_summary(path):
                     for s, cs in d.get('suites', {}).items()},
             logs=d.get('logs', {}),
             splats=list(d.get('splats', [])),
-            tolerated_warnings=list(d.get('tolerated_warnings', [])))
+            tolerated_warnings=list(d.get('tolerated_warnings', [])),
+            times=dict(d.get('times') or {}))
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise BadSummary('%s: %s' % (path, e))
 

@@ -73,6 +73,21 @@ class Compare(unittest.TestCase):
         self.assertEqual(gate.rerun_programs([sel, kunit]), ())
         self.assertEqual(gate.rerun_programs([sel, unknown]), ())
 
+    def test_only_cuts_the_selftests_to_the_programs_named(self):
+        st = summary({('fuse_a', 'x'): Status.PASS, ('fuse_b', 'y'): Status.PASS})
+        st.times = {'suites': {'fuse_a': 1.0, 'fuse_b': 2.0}, 'boot': 3.0}
+        ku = summary({('kunit_suite', 'z'): Status.PASS})
+        out = gate.restrict({'selftests': st, 'kunit': ku}, ('fuse_b_test',))
+        self.assertEqual(set(out['selftests'].cases()), {('fuse_b', 'y')})
+        self.assertEqual(out['selftests'].times, {'suites': {'fuse_b': 2.0}, 'boot': 3.0})
+        self.assertIs(out['kunit'], ku)
+        # a kept whole base against a patched run of one program: the
+        # programs left out are not "a passing test disappeared"
+        patched = summary({('fuse_b', 'y'): Status.PASS})
+        rows = gate.compare('selftests', out['selftests'], patched, None)
+        self.assertEqual({r.verdict for r in rows}, {gate.Change.SAME})
+        self.assertIs(gate.restrict({'selftests': st}, ())['selftests'], st)
+
     def test_gate_verdict_is_the_worst_blocking_change(self):
         C = gate.Change
         self.assertEqual(gate.gate_verdict({C.SAME, C.PROGRESS, C.KNOWN_FAILURE}), 'PASS')
