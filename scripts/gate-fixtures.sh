@@ -18,6 +18,9 @@ $(fixture_table | awk -F'|' '{printf "  %-32s %s\n", $1, $4}')
   two-at-once                      two gates started together on one cache,
                                    our series and sub_unique_not_checked:
                                    PASS and REGRESSION, different commits
+  no-host-share                    our series, the real servers, a guest
+                                   without the host's 9p share: INFRA
+                                   naming it (nothing judged is no PASS)
 
 A fixture whose verdict lives in one selftest program (the table's last
 column) is judged on that program and the KUnit suites (./fusegate gate
@@ -62,7 +65,7 @@ selected=()
 whole=0
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--list) fixture_table | cut -d'|' -f1; echo two-at-once; exit 0 ;;
+	--list) fixture_table | cut -d'|' -f1; echo two-at-once; echo no-host-share; exit 0 ;;
 	--whole) whole=1; shift ;;
 	--results) [ $# -ge 2 ] || die_usage "--results needs a directory"; results=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
@@ -71,7 +74,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 for s in "${selected[@]}"; do
-	[ "$s" = two-at-once ] || in_list "$s" $(fixture_table | cut -d'|' -f1) ||
+	[ "$s" = two-at-once ] || [ "$s" = no-host-share ] ||
+		in_list "$s" $(fixture_table | cut -d'|' -f1) ||
 		die_usage "no such fixture: $s (see --list)"
 done
 
@@ -148,6 +152,17 @@ sys.exit(1 if problems else 0)
 PY
 }
 
+# A guest without the host's share: every real server skips, and the
+# gate must say INFRA, naming why, not PASS on a suite that judged nothing
+no_host_share() {
+	local dir="$results/no-host-share" rc=0
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	GUEST_HOST_SHARE=0 FUSEGATE_REAL_SERVERS=quick "$FUSEGATE_ROOT/fusegate" gate \
+		--only fuse_real_servers_test --results "$dir" > "$dir.log" 2>&1 || rc=$?
+	check no-host-share "$rc" 3 "$dir" "judged nothing: every server skipped (no host share"
+}
+
 main() {
 	local failed=0 name series want what strings programs dir rc mail
 	mkdir -p "$results"
@@ -174,6 +189,10 @@ main() {
 	if wanted two-at-once; then
 		log "fixture two-at-once: two gates at once on one cache"
 		if two_at_once | tee -a "$results/summary.txt"; then :; else failed=1; fi
+	fi
+	if wanted no-host-share; then
+		log "fixture no-host-share: the real servers in a guest without the host's share"
+		no_host_share || failed=1
 	fi
 	echo "gate fixtures: $([ "$failed" -eq 0 ] && echo "all gave their verdict" || echo FAILED)"
 	exit "$failed"

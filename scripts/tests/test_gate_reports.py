@@ -88,6 +88,32 @@ class Compare(unittest.TestCase):
         self.assertEqual({r.verdict for r in rows}, {gate.Change.SAME})
         self.assertIs(gate.restrict({'selftests': st}, ())['selftests'], st)
 
+    def test_real_servers_that_all_skipped_judged_nothing(self):
+        ktap = ('    ok 1 fuse_overlayfs # SKIP not asked for (FUSEGATE_REAL_SERVERS=quick)\n'
+                "    ok 2 bindfs # SKIP no host share: the servers are not reachable (9p 'host')\n")
+        skipped = summary({('fuse_real_servers', 'fuse_overlayfs'): Status.SKIP,
+                           ('fuse_real_servers', 'bindfs.mount'): Status.SKIP})
+        one_ran = summary({('fuse_real_servers', 'fuse_overlayfs'): Status.SKIP,
+                           ('fuse_real_servers', 'bindfs.mount'): Status.PASS})
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, 'selftests.ktap'), 'w') as f:
+                f.write(ktap)
+            old = os.environ.get('FUSEGATE_REAL_SERVERS')
+            try:
+                os.environ.pop('FUSEGATE_REAL_SERVERS', None)
+                why = gate.real_servers_unjudged(skipped, d)
+                self.assertIn('no host share', why)
+                self.assertIsNone(gate.real_servers_unjudged(one_ran, d))
+                # not asked for, or not in this run: nothing to judge there
+                self.assertIsNone(gate.real_servers_unjudged(summary({}), d))
+                os.environ['FUSEGATE_REAL_SERVERS'] = '0'
+                self.assertIsNone(gate.real_servers_unjudged(skipped, d))
+            finally:
+                if old is None:
+                    os.environ.pop('FUSEGATE_REAL_SERVERS', None)
+                else:
+                    os.environ['FUSEGATE_REAL_SERVERS'] = old
+
     def test_gate_verdict_is_the_worst_blocking_change(self):
         C = gate.Change
         self.assertEqual(gate.gate_verdict({C.SAME, C.PROGRESS, C.KNOWN_FAILURE}), 'PASS')
