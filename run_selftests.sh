@@ -251,10 +251,14 @@ main() {
 	fi
 	sed -i '/^FUSEGATE-TESTS-DONE/d' "$results/selftests.ktap"
 
+	# a guest stopped after its results because it did not power off
+	local stopped=()
+	[ ! -e "$results/console.log.stopped" ] ||
+		stopped=(--guest-stopped "$(cat "$results/console.log.stopped")")
 	python3 "$FUSEGATE_ROOT/scripts/ktap_report.py" "$results/selftests.ktap" \
 		--title "selftests ($([ "$expect" = 1 ] && echo "with FUSE_COMPOUND" || echo "no FUSE_COMPOUND"))" \
 		--suite selftests --console "$results/console-tests.log" \
-		--guest-seconds "$t_run" \
+		--guest-seconds "$t_run" "${stopped[@]}" \
 		--json "$results/summary.json" --junit "$results/junit.xml" "${cut_short[@]}" ||
 		src=$?
 	# the requests each real server got, by opcode (fuse_real_servers_test)

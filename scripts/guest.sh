@@ -156,8 +156,11 @@ guest_initramfs() {
 # FUSEGATE-TESTS-DONE once the results are written and then powers off;
 # a kernel that cannot (a task stuck in unmount, an inode it never lets
 # go) would keep the guest until the time limit.  GRACE seconds after that
-# line, the guest is stopped, CONSOLE.stopped says so, and its results
-# are used (whatever the kernel printed is on the console and judged).
+# line, the guest is stopped and CONSOLE.stopped says so: its results are
+# used, and the runner fails the run for the power-off (a kernel that
+# hangs its shutdown is broken).  The default GRACE, 130 s, is more than
+# twice the guest's hung-task timeout (60 s): a task stuck for good is
+# reported with its stack on the console before the guest is stopped.
 guest_stop_when_done() {
 	local console=$1 pid=$2 grace=$3 done_at=
 	rm -f "$console.stopped"
@@ -217,8 +220,11 @@ guest_boot() {
 		"${share[@]}" \
 		-monitor none < /dev/null > "$(dirname "$console")/qemu.log" 2>&1 &
 	qemu=$!
-	guest_stop_when_done "$console" "$qemu" "${GUEST_DONE_GRACE:-30}"
+	# an interrupted runner takes its guest along
+	trap 'kill -TERM "$qemu" 2>/dev/null; exit 130' INT TERM
+	guest_stop_when_done "$console" "$qemu" "${GUEST_DONE_GRACE:-130}"
 	wait "$qemu" || rc=$?
+	trap - INT TERM
 	# stopped by guest_stop_when_done: the results are complete
 	[ ! -e "$console.stopped" ] || rc=0
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

@@ -52,6 +52,9 @@ SPLATS = [
 
 LOG_LINES = 40      # the end of a case's log that goes into the results
 
+# the case a guest that did not power off after its results fails
+POWER_OFF_CASE = 'the_guest_powers_off_after_its_tests'
+
 # Time, as the guest wrote it (selftests/guest/run-tests): "# fusegate-time:
 # NAME SECONDS" before each program's result (no indent) and before each
 # of its tests' results (4 spaces); a program's own timed steps ("# WHAT:
@@ -210,6 +213,9 @@ def main():
     ap.add_argument('--times-from', choices=('ktap', 'console'), default='ktap',
                     help="where the suites' times are: run-tests' lines in the KTAP "
                     "(selftests, the default) or printk's time stamps in --console (KUnit)")
+    ap.add_argument('--guest-stopped', metavar='WHY',
+                    help='the guest wrote its results but had to be stopped (WHY): '
+                    'the case the_guest_powers_off_after_its_tests of --suite fails')
     ap.add_argument('--guest-seconds', type=float,
                     help='how long the guest ran, as the host measured it')
     ap.add_argument('--cut-short-by-crash', action='store_true',
@@ -260,6 +266,14 @@ def main():
         times['guest'] = args.guest_seconds
     summary = Summary(verdict=Verdict.PASS, suites=suites, logs=logs, splats=splats,
                       tolerated_warnings=tolerated, times=times)
+    if args.guest_stopped is not None and not infra:
+        suites.setdefault(args.suite, {})[POWER_OFF_CASE] = Status.FAIL
+        try:
+            tail = open(args.console, errors='replace').read().splitlines()[-LOG_LINES:]
+        except (OSError, TypeError):
+            tail = []
+        logs.setdefault(args.suite, {})[POWER_OFF_CASE] = '\n'.join(
+            ['the guest %s; the console ends:' % args.guest_stopped] + tail)
     if infra and splats and args.cut_short_by_crash:
         # the kernel died under the tests: that is the series' fault
         infra = None

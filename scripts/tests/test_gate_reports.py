@@ -114,6 +114,39 @@ class Compare(unittest.TestCase):
                 else:
                     os.environ['FUSEGATE_REAL_SERVERS'] = old
 
+    def test_a_base_failure_beside_the_series_is_rerun_alone(self):
+        base = {'selftests': summary({('fuse_stock_io', 'a'): Status.FAIL,
+                                      ('fuse_stock_io', 'b'): Status.PASS,
+                                      ('fuse_stock_attr', 'c'): Status.PASS}),
+                'kunit': summary({('k', 'x'): Status.PASS})}
+        rerun = {'selftests': summary({('fuse_stock_io', 'a'): Status.PASS,
+                                       ('fuse_stock_io', 'b'): Status.PASS}),
+                 'kunit': summary({})}
+        calls = []
+
+        def fake_run_guest(tree, results, args, seed=None, only=()):
+            calls.append(only)
+            return rerun
+        real, gate.run_guest = gate.run_guest, fake_run_guest
+        try:
+            args = type('A', (), {'only': []})()
+            phases = {}
+            out = gate.rerun_base_failures(None, base, '/nonexistent', args, phases)
+        finally:
+            gate.run_guest = real
+        self.assertEqual(calls, [('fuse_stock_io_test',)])
+        self.assertEqual(out['selftests'].suites['fuse_stock_io']['a'], Status.PASS)
+        self.assertIn('base rerun', phases)
+        # nothing failed: no rerun
+        calls.clear()
+        gate.run_guest = fake_run_guest
+        try:
+            gate.rerun_base_failures(None, {'selftests': summary({}), 'kunit': summary({})},
+                                     '/nonexistent', args, {})
+        finally:
+            gate.run_guest = real
+        self.assertEqual(calls, [])
+
     def test_gate_verdict_is_the_worst_blocking_change(self):
         C = gate.Change
         self.assertEqual(gate.gate_verdict({C.SAME, C.PROGRESS, C.KNOWN_FAILURE}), 'PASS')

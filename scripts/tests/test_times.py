@@ -86,8 +86,16 @@ class ReadTimes(unittest.TestCase):
             driver = open(os.path.join(ROOT, 'selftests', 'guest', 'run-tests')).read()
             with open(os.path.join(d, 'run-tests'), 'w') as f:
                 f.write(driver.replace('/tests/', d + '/tests/'))
-            out = subprocess.run(['busybox', 'sh', os.path.join(d, 'run-tests')],
-                                 capture_output=True, text=True, check=True).stdout
+            # the guest's tools are busybox's applets, awk among them
+            bb = os.path.join(d, 'bin')
+            os.mkdir(bb)
+            for tool in ('sh', 'awk', 'sed', 'cat', 'ls', 'basename', 'wc', 'tr', 'setsid',
+                         'echo', 'kill'):
+                os.symlink(subprocess.run(['which', 'busybox'], capture_output=True,
+                                          text=True).stdout.strip(), os.path.join(bb, tool))
+            out = subprocess.run([os.path.join(bb, 'sh'), os.path.join(d, 'run-tests')],
+                                 capture_output=True, text=True, check=True,
+                                 env={'PATH': bb}).stdout
         t = ktap_report.read_times(out.splitlines(True))
         self.assertEqual(set(t['suites']), {'fuse_x'})
         self.assertEqual(set(t['tests']['fuse_x']), {'g.one'})
@@ -98,6 +106,34 @@ class ReadTimes(unittest.TestCase):
         with tempfile.NamedTemporaryFile(suffix='.json') as f:
             save_summary(f.name, s)
             self.assertEqual(load_summary(f.name).times, s.times)
+
+
+class GuestStopped(unittest.TestCase):
+    def test_a_stopped_guest_fails_its_power_off_case(self):
+        with tempfile.TemporaryDirectory() as d:
+            ktap = os.path.join(d, 'k.ktap')
+            console = os.path.join(d, 'console.log')
+            with open(ktap, 'w') as f:
+                f.write('KTAP version 1\n1..1\n# fusegate-time: fuse_a 1.00\nok 1 fuse_a\n')
+            with open(console, 'w') as f:
+                f.write('FUSEGATE-TESTS-DONE rc=0\nINFO: task sync:1 blocked\n')
+            js = os.path.join(d, 's.json')
+            # kunit.py's parser, from the tree the gate prepares
+            kunit_dir = os.path.join(os.environ.get('FUSEGATE_CACHE', '/var/cache/fusegate'),
+                                     'trees', 'baseline', 'tools', 'testing', 'kunit')
+            if not os.path.isdir(kunit_dir):
+                self.skipTest("no prepared tree with kunit.py's parser")
+            base = [sys.executable, os.path.join(ROOT, 'scripts', 'ktap_report.py'), ktap,
+                    '--suite', 'selftests', '--console', console, '--json', js,
+                    '--kunit-dir', kunit_dir]
+            rc = subprocess.run(base, capture_output=True).returncode
+            self.assertEqual(rc, 0)
+            rc = subprocess.run(base + ['--guest-stopped', 'did not power off'],
+                                capture_output=True).returncode
+            self.assertEqual(rc, 1)
+            s = load_summary(js)
+            self.assertEqual(s.suites['selftests'][ktap_report.POWER_OFF_CASE].value, 'FAIL')
+            self.assertIn('did not power off', s.log_of('selftests', ktap_report.POWER_OFF_CASE))
 
 
 class GateTimes(unittest.TestCase):
