@@ -161,10 +161,25 @@ guest_initramfs() {
 # hangs its shutdown is broken).  The default GRACE, 130 s, is more than
 # twice the guest's hung-task timeout (60 s): a task stuck for good is
 # reported with its stack on the console before the guest is stopped.
+#
+# With GUEST_IDLE_LIMIT=S and OUTPUT (the guest's second serial port), a
+# guest whose OUTPUT has not grown for S seconds is stopped too, and
+# CONSOLE.idle says so (the mutant schema runner: a kernel hung by a
+# mutant costs S seconds, not the guest's whole limit).
 guest_stop_when_done() {
-	local console=$1 pid=$2 grace=$3 done_at=
-	rm -f "$console.stopped"
+	local console=$1 pid=$2 grace=$3 output=${4:-} done_at= size=-1 grown=$SECONDS now_size
+	rm -f "$console.stopped" "$console.idle"
 	while kill -0 "$pid" 2>/dev/null; do
+		if [ -n "${GUEST_IDLE_LIMIT:-}" ] && [ -n "$output" ]; then
+			now_size=$(stat -c %s "$output" 2>/dev/null || echo 0)
+			[ "$now_size" = "$size" ] || { size=$now_size; grown=$SECONDS; }
+			if [ $((SECONDS - grown)) -ge "$GUEST_IDLE_LIMIT" ]; then
+				log "the guest wrote nothing for ${GUEST_IDLE_LIMIT}s: stopped"
+				echo "wrote nothing for ${GUEST_IDLE_LIMIT}s" > "$console.idle"
+				kill -TERM "$pid" 2>/dev/null || true
+				break
+			fi
+		fi
 		if [ -z "$done_at" ] && grep -q '^FUSEGATE-TESTS-DONE' "$console" 2>/dev/null; then
 			done_at=$SECONDS
 		fi
@@ -222,11 +237,12 @@ guest_boot() {
 	qemu=$!
 	# an interrupted runner takes its guest along
 	trap 'kill -TERM "$qemu" 2>/dev/null; exit 130' INT TERM
-	guest_stop_when_done "$console" "$qemu" "${GUEST_DONE_GRACE:-130}"
+	guest_stop_when_done "$console" "$qemu" "${GUEST_DONE_GRACE:-130}" "$output"
 	wait "$qemu" || rc=$?
 	trap - INT TERM
-	# stopped by guest_stop_when_done: the results are complete
-	[ ! -e "$console.stopped" ] || rc=0
+	# stopped by guest_stop_when_done: the results are complete (or, when
+	# it was idle, as complete as they will get: CONSOLE.idle says so)
+	[ ! -e "$console.stopped" ] && [ ! -e "$console.idle" ] || rc=0
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		if [ "${accel[1]}" = kvm ] && ! grep -q FUSEGATE-BOOT-OK "$console"; then
 			log "WARNING: the guest did not boot under KVM: TCG"

@@ -49,6 +49,8 @@ Options:
   --timeout S  the guest's time limit (default: the runner's); a mutant
                that hangs the kernel costs no more than this
   --list       list the mutants and exit
+  --raw-list   print the mutants as id|file|what|substitution lines and
+               exit (scripts/mutation-schema.sh --hand reads them)
   --jobs N     parallel build jobs
   -h, --help   show this help
 
@@ -199,6 +201,7 @@ selected=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--list) list=1; shift ;;
+	--raw-list) list=raw; shift ;;
 	--stock) set_name=stock; shift ;;
 	--generated) generated=1; shift ;;
 	--sample) [ $# -ge 2 ] || die_usage "--sample needs a number"; sample=$2; shift 2 ;;
@@ -265,6 +268,10 @@ if [ "$generated" = 1 ] && [ "${list:-0}" = 1 ]; then
 	lock_tree "$tree_name"
 	tree=$("$FUSEGATE_ROOT/scripts/prepare-tree.sh" "${prep[@]}") || exit $?
 	mapfile -t MUTANTS < <(generated_mutants)
+fi
+if [ "${list:-0}" = raw ]; then
+	printf '%s\n' "${MUTANTS[@]}"
+	exit 0
 fi
 if [ "${list:-0}" = 1 ]; then
 	for m in "${MUTANTS[@]}"; do

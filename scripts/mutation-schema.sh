@@ -1,0 +1,386 @@
+#!/usr/bin/env bash
+# Every mutant of a sample in one kernel: mutant schemata, per-test
+# coverage, one build and (crashes aside) one boot.
+set -Eeuo pipefail
+# shellcheck source=scripts/guest.sh
+source "$(dirname "$0")/guest.sh"
+
+usage() {
+	cat <<EOF
+Usage: $(basename "$0") [OPTIONS]
+
+Run a sample of fs/fuse mutants through one kernel (scripts/mutschema.py
+writes the schema: each mutant guarded by the switch fuse.mutant, each
+guard recording that it ran).  The guest (selftests/guest/run-mutants)
+first runs every kselftest harness test alone on the unmutated kernel and
+records which sites it reaches and how long it takes (the baseline); then,
+for each mutant, it switches the mutant on and runs only the tests that
+reach its site, those that killed most mutants so far first, then the
+fastest, and stops at the first failure or kernel splat.  A crash, a hang
+or a kernel left unfit (a splat, a connection or a task left behind) kills
+the mutant; the guest boots again and goes on with the rest.
+
+Mutants (default: --generated of the series):
+  --generated  mutants drawn by scripts/mutgen.py from the files the guest
+               compiles (with --stock: of stock 6.12, else of the series)
+  --hand       the hand-written set of scripts/mutation-check.sh (with
+               --stock: its stock set)
+  --stock      of stock 6.12 (tree 'mutschema-stock'); else of the series
+               (tree 'mutschema-series', kernel-patches/ applied)
+  --sample N   with --generated: N mutants drawn at random (default 40)
+  --seed S     the draw's seed (default 1): the same seed, the same mutants
+  --shard K/N  only part K of N of the mutants (deterministic: every N-th),
+               for N machines of a CI matrix; merge their results with
+               'scripts/mutschema.py report --plan P... --results R...'
+
+Options:
+  --programs P   a comma-separated list of the selftest programs whose tests
+                 are the units (default: every harness program but those
+                 whose outcome depends on timing: $(IFS=,; echo "${WHOLE_PROGRAMS[*]}"),
+                 each run whole as one unit, and fuse_real_peer_test)
+  --no-whole     without the programs run whole (they take about three
+                 minutes of each baseline)
+  --budget S     the seconds of tests a mutant may use (default 60): one
+                 that outlives them is reported as a survivor of the tests it
+                 ran ("survived K/N budget"); 0: every test that reaches it
+  --resume       keep the boots of an earlier run of the same plan (same
+                 mutants and schema) in --results and go on from there
+  --idle S       a guest that writes nothing for S seconds is stopped and
+                 the mutant that was on counts as killed by a hang
+                 (default 240)
+  --jobs N       parallel build jobs (default: nproc)
+  --timeout S    the time limit of one boot (default 3600)
+  --results DIR  where to write results (default: results/mutschema-SET)
+  -h, --help     show this help
+
+Results: report.txt (the score with its 95% interval, per file and per
+operator, the survivors, the excluded mutants and why), mutants.json,
+plan.json (the schema's sites), guest.out (the guest's lines of every
+boot), times.txt (each phase), console-N.log, build.log.
+
+Exit status: 0 every mutant killed or explained by docs/mutant-triage.md,
+1 a survivor the triage does not explain, 2 usage error, 3 infrastructure
+error (tree, build, a guest that does not boot, a boot that made no
+progress).
+EOF
+}
+
+# Programs that are run whole or not at all: their outcome depends on
+# timing (stress, fault injection) or on the host (real servers); they
+# are not split into units here
+WHOLE_PROGRAMS=(fuse_faults_test fuse_stress_test)
+SELFTEST_DIR=tools/testing/selftests/filesystems/fuse_compound
+GUEST_BUILD_DIR=build-guest
+
+runner_defaults 3600 mutschema
+set_kind=generated
+stock=0
+sample=40
+seed=1
+shard=
+programs=
+idle=240
+whole=1
+resume=0
+budget=60
+while [ $# -gt 0 ]; do
+	take_build_option "$@" && { shift "$TAKEN"; continue; }
+	case "$1" in
+	--generated) set_kind=generated; shift ;;
+	--hand) set_kind=hand; shift ;;
+	--stock) stock=1; shift ;;
+	--sample) [ $# -ge 2 ] || die_usage "--sample needs a number"; sample=$2; shift 2 ;;
+	--seed) [ $# -ge 2 ] || die_usage "--seed needs a number"; seed=$2; shift 2 ;;
+	--shard) [ $# -ge 2 ] || die_usage "--shard needs K/N"; shard=$2; shift 2 ;;
+	--programs) [ $# -ge 2 ] || die_usage "--programs needs a list"; programs=$2; shift 2 ;;
+	--no-whole) whole=0; shift ;;
+	--resume) resume=1; shift ;;
+	--budget) [ $# -ge 2 ] || die_usage "--budget needs seconds"; budget=$2; shift 2 ;;
+	--idle) [ $# -ge 2 ] || die_usage "--idle needs seconds"; idle=$2; shift 2 ;;
+	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"; timeout=$2; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	*) die_usage "unknown argument: $1" ;;
+	esac
+done
+check_runner_options
+[[ "$sample" =~ ^[1-9][0-9]*$ ]] || die_usage "--sample must be a positive number: $sample"
+[[ "$seed" =~ ^[0-9]+$ ]] || die_usage "--seed must be a number: $seed"
+[[ "$idle" =~ ^[1-9][0-9]*$ ]] || die_usage "--idle must be a positive number: $idle"
+[[ "$budget" =~ ^[0-9]+$ ]] || die_usage "--budget must be a number of seconds: $budget"
+if [ -n "$shard" ]; then
+	if ! [[ "$shard" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] ||
+		[ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+		die_usage "--shard must be K/N with 1 <= K <= N: $shard"
+	fi
+fi
+if [ -n "$programs" ]; then
+	IFS=, read -r -a prog_list <<< "$programs"
+	for p in "${prog_list[@]}"; do
+		[ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$p.c" ] ||
+			die_usage "--programs: no selftests/filesystems/fuse_compound/$p.c"
+	done
+else
+	prog_list=()
+	for f in "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/*_test.c; do
+		f=$(basename "$f" .c)
+		in_list "$f" "${WHOLE_PROGRAMS[@]}" fuse_real_peer_test || prog_list+=("$f")
+	done
+fi
+whole_list=()
+[ -n "$programs" ] || [ "$whole" = 0 ] || whole_list=("${WHOLE_PROGRAMS[@]}")
+set_name=$([ "$stock" = 1 ] && echo stock || echo series)
+tree_name=mutschema-$set_name
+# shellcheck disable=SC2034 # acquire_tree (scripts/lib.sh) reads it
+if [ "$stock" = 1 ]; then prep_args=(--baseline --name "$tree_name"); else prep_args=(--name "$tree_name"); fi
+[ "$results" != "$FUSEGATE_ROOT/results/mutschema" ] ||
+	results="$FUSEGATE_ROOT/results/mutschema-$set_kind-$set_name${shard:+-${shard/\//of}}"
+
+# restore_tree: the tree's fs/fuse as its HEAD has it (new files: the
+# tree's files are hard links into the shared source)
+restore_tree() {
+	local f
+	[ -n "${tree:-}" ] && [ -d "$tree/fs/fuse" ] || return 0
+	git -C "$tree" status --porcelain -- fs/fuse | while read -r _ f; do
+		rm -f "$tree/$f"
+	done
+	git -C "$tree" checkout -q -- fs/fuse
+}
+
+# the mutants, one a line (id|file|what|substitution), of the clean tree
+list_mutants() {
+	local built=()
+	if [ "$set_kind" = generated ]; then
+		[ ! -d "$tree/$GUEST_BUILD_DIR/fs/fuse" ] || built=(--built "$tree/$GUEST_BUILD_DIR")
+		python3 "$FUSEGATE_ROOT/scripts/mutgen.py" list --tree "$tree" "${built[@]}" \
+			--sample "$sample" --seed "$seed"
+	else
+		local which=()
+		[ "$stock" = 0 ] || which=(--stock)
+		"$FUSEGATE_ROOT/scripts/mutation-check.sh" --raw-list "${which[@]}"
+	fi
+}
+
+# seed_build: a first build starts from the gate's build of the same
+# commits (its tree 'baseline' or 'patched'), when there is one
+seed_build() {
+	local from
+	[ ! -e "$GUEST_BUILD_DIR" ] || return 0
+	from="$FUSEGATE_CACHE/trees/$([ "$stock" = 1 ] && echo baseline || echo patched)"
+	[ -f "$from/$GUEST_BUILD_DIR/vmlinux" ] || return 0
+	[ "$(git -C "$from" rev-parse 'HEAD^{tree}')" = "$(git rev-parse 'HEAD^{tree}')" ] || return 0
+	log "seeding the build from $from/$GUEST_BUILD_DIR"
+	{ cp -a "$from/$GUEST_BUILD_DIR" "$GUEST_BUILD_DIR.seed" &&
+		mv "$GUEST_BUILD_DIR.seed" "$GUEST_BUILD_DIR"; } ||
+		die_infra "could not copy $from/$GUEST_BUILD_DIR"
+	rm -rf "$GUEST_BUILD_DIR/fusegate"
+}
+
+# write_schema: the schema in the tree, and fs/fuse compiled; a mutant
+# whose guard does not compile is excluded (and said so) and the schema
+# written again
+write_schema() {
+	local round
+	: > "$results/excluded.txt"
+	mkdir -p "$GUEST_BUILD_DIR"
+	guest_write_config "$GUEST_BUILD_DIR/fusegate.config" "$kunit"
+	for round in 1 2 3 4 5; do
+		python3 "$FUSEGATE_ROOT/scripts/mutschema.py" schema --tree "$tree" \
+			--mutants "$results/mutants.txt" --out "$results/plan.json" \
+			--exclude "$results/excluded.txt" >&2 ||
+			die_infra "scripts/mutschema.py could not write the schema"
+		[ -f "$GUEST_BUILD_DIR/.config" ] ||
+			python3 tools/testing/kunit/kunit.py config --arch=x86_64 \
+				--build_dir="$GUEST_BUILD_DIR" \
+				--kunitconfig="$GUEST_BUILD_DIR/fusegate.config" >> "$results/build.log" 2>&1 ||
+			die_infra "the guest kernel's config failed (see $results/build.log)"
+		log "compiling fs/fuse with the schema (round $round)"
+		if make ARCH=x86_64 O="$GUEST_BUILD_DIR" CC="ccache gcc" -j"$jobs" -k \
+			fs/fuse/ > "$results/schema-build-$round.log" 2>&1; then
+			return 0
+		fi
+		python3 "$FUSEGATE_ROOT/scripts/mutschema.py" blame --plan "$results/plan.json" \
+			--log "$results/schema-build-$round.log" >> "$results/excluded.txt" || {
+			grep -m20 'error' "$results/schema-build-$round.log" >&2 || true
+			die_infra "fs/fuse does not compile, and not in a guard (see $results/schema-build-$round.log)"
+		}
+		log "$(wc -l < "$results/excluded.txt") mutant(s) whose guard does not compile: excluded"
+	done
+	die_infra "the schema still does not compile after 5 rounds"
+}
+
+# the guest's files: the programs, the runner, the units and mutants
+stage_guest() {
+	local root=$1 bin="$tree/$GUEST_BUILD_DIR/fusegate-tests" p expect=0 handles=0
+	mkdir -p "$root/tests" "$root/etc/mut"
+	guest_build_programs "$SELFTEST_DIR" "$bin" "$results/build.log"
+	for p in "${prog_list[@]}" "${whole_list[@]}"; do
+		cp "$bin/$p" "$root/tests/"
+	done
+	cp "$bin/fusegate-server" "$root/tests/" 2>/dev/null || true
+	cp "$FUSEGATE_ROOT/selftests/guest/run-mutants" "$root/tests/run-mutants"
+	gcc -Wall -O2 -static -o "$root/tests/mutrun" "$FUSEGATE_ROOT/selftests/guest/mutrun.c" \
+		>> "$results/build.log" 2>&1 || die_infra "mutrun did not build (see $results/build.log)"
+	! grep -q 'FUSE_COMPOUND' include/uapi/linux/fuse.h || expect=1
+	! grep -q 'FUSE_HAS_LOOKUP_HANDLE' include/uapi/linux/fuse.h || handles=1
+	{
+		echo "export FUSEGATE_EXPECT_COMPOUND=$expect"
+		echo "export FUSEGATE_EXPECT_HANDLES=$handles"
+		echo "export FUSEGATE_REAL_SERVERS=0"
+		echo "export FUSEGATE_MUT_BUDGET=$budget"
+		echo 'FUSEGATE_GUEST_CMD="/tests/run-mutants"'
+	} > "$root/etc/fusegate.env"
+	python3 "$FUSEGATE_ROOT/scripts/mutschema.py" units --bin "$bin" "${prog_list[@]}" \
+		${whole_list[@]:+--whole "${whole_list[@]}"} \
+		> "$root/etc/mut/units" || die_infra "no harness tests listed by ${prog_list[*]}"
+	python3 - "$results/plan.json" > "$root/etc/mut/mutants" <<'EOF'
+import json, sys
+for m in json.load(open(sys.argv[1]))['mutants']:
+    if 'site' in m:
+        print(m['num'], m['site'], m['id'])
+EOF
+	log "$(wc -l < "$root/etc/mut/units") unit(s), $(wc -l < "$root/etc/mut/mutants") mutant(s) in the schema"
+}
+
+# collect: guest.out, the lines of every boot in order (BOOT N before
+# each); a boot that ended while a mutant was on (its last line a RUN)
+# gets that mutant's verdict from how it ended (guest-N.end: a crash, or
+# a hang the idle limit stopped): killed by the unit that ran
+collect() {
+	local n out last
+	: > "$results/guest.out.new"
+	for n in $(boots); do
+		out="$results/guest-$n.out"
+		{
+			echo "BOOT $n"
+			grep -E '^(BASE|RUN|MUT|REBOOT|MUTANTS-END)' "$out" || true
+			last=$(grep -E '^(RUN|MUT|REBOOT|MUTANTS-END)' "$out" | tail -1 || true)
+			# (no guest-N.end: the run was interrupted, the mutant runs again)
+			if [[ "$last" =~ ^RUN\ ([0-9]+)\ ([0-9]+) ]] && [ -e "$results/guest-$n.end" ]; then
+				echo "MUT ${BASH_REMATCH[1]} killed ${BASH_REMATCH[2]} $(cat "$results/guest-$n.end")"
+				echo "REBOOT host"
+			fi
+		} >> "$results/guest.out.new"
+	done
+	mv "$results/guest.out.new" "$results/guest.out"
+}
+
+# boots: the numbers of the boots so far, in order
+boots() {
+	local f
+	for f in "$results"/guest-*.out; do
+		[ -e "$f" ] || continue
+		f=${f##*/guest-}
+		echo "${f%.out}"
+	done | sort -n
+}
+
+# boot_until_done ROOT: boot, and boot again after each reboot the guest
+# asks for or a crash or a hang, until every mutant has its verdict
+boot_until_done() {
+	local root=$1 boot before after out con todo
+	boot=$(boots | tail -1)
+	boot=${boot:-0}
+	while :; do
+		collect
+		todo=$(python3 "$FUSEGATE_ROOT/scripts/mutschema.py" resume --plan "$results/plan.json" \
+			--results "$results/guest.out" --root "$root")
+		[ "$boot" -gt 0 ] && [ "$todo" = 0 ] && return 0
+		boot=$((boot + 1))
+		[ "$boot" -le $(( $(wc -l < "$root/etc/mut/mutants") + 3 )) ] ||
+			die_infra "more boots than mutants: the runner is stuck (see $results/guest.out)"
+		guest_initramfs "$root" "$results/initramfs.cpio"
+		out="$results/guest-$boot.out"
+		con="$results/console-$boot.log"
+		log "boot $boot: $todo mutant(s) to judge"
+		before=$(grep -c '^MUT \|^BASE ' "$results/guest.out" || true)
+		GUEST_KVM=0 GUEST_KUNIT=0 GUEST_HOST_SHARE=0 GUEST_IDLE_LIMIT=$idle \
+			guest_boot "$GUEST_BUILD_DIR/arch/x86/boot/bzImage" "$results/initramfs.cpio" \
+			"$con" "$out" "$timeout" || true
+		if [ -e "$con.idle" ]; then echo hang; else echo crash; fi > "$results/guest-$boot.end"
+		grep -q FUSEGATE-BOOT-OK "$con" || die_infra "the guest did not boot (see $con)"
+		! grep -q '^REBOOT no-' "$out" ||
+			die_infra "the guest cannot run the schema: $(grep -m1 '^REBOOT' "$out")"
+		! grep -q '^REBOOT baseline-splat' "$out" ||
+			die_infra "the unmutated kernel printed a splat under the baseline (see $con)"
+		collect
+		after=$(grep -c '^MUT \|^BASE ' "$results/guest.out" || true)
+		[ "$after" -gt "$before" ] ||
+			die_infra "boot $boot judged no mutant and ran no test (see $con)"
+	done
+}
+
+# stash_resume / unstash_resume: with --resume, the boots of an earlier
+# run of the same plan are kept (runner_start empties the results)
+stash_resume() {
+	[ "$resume" = 1 ] && [ -f "$results/plan.json" ] || return 0
+	stash=$(mktemp -d)
+	cp "$results/plan.json" "$stash/"
+	cp "$results"/guest-*.out "$results"/guest-*.end "$stash/" 2>/dev/null || true
+}
+
+unstash_resume() {
+	[ -n "${stash:-}" ] || return 0
+	if python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+sys.exit(0 if (a["mutants"], a["sites"]) == (b["mutants"], b["sites"]) else 1)
+' "$stash/plan.json" "$results/plan.json"; then
+		log "resuming: the boots of the earlier run of this plan are kept"
+		cp "$stash"/guest-* "$results/" 2>/dev/null || true
+	else
+		log "WARNING: --resume: the plan is not the earlier run's: starting over"
+	fi
+	rm -rf "$stash"
+}
+
+main() {
+	local t0 t_schema t_build t_guest rc=0 root units_s
+	stash_resume
+	runner_start
+	trap restore_tree EXIT
+	restore_tree
+	kunit=0
+	! tree_has_kunit_hook || kunit=1
+	t0=$(now)
+	seed_build
+	list_mutants > "$results/mutants.all"
+	if [ -n "$shard" ]; then
+		python3 "$FUSEGATE_ROOT/scripts/mutschema.py" shard --shard "$shard" \
+			< "$results/mutants.all" > "$results/mutants.txt"
+	else
+		cp "$results/mutants.all" "$results/mutants.txt"
+	fi
+	[ -s "$results/mutants.txt" ] || die_infra "no mutants to run"
+	log "$(wc -l < "$results/mutants.txt") mutant(s): $set_kind, $set_name${shard:+, shard $shard}, seed $seed"
+	write_schema
+	unstash_resume
+	t_schema=$(( $(now) - t0 ))
+	t0=$(now)
+	guest_build_kernel "$GUEST_BUILD_DIR" "$GUEST_BUILD_DIR/fusegate.config" \
+		"$results/build.log" "$jobs"
+	root="$GUEST_BUILD_DIR/fusegate-mut"
+	rm -rf "$root"
+	stage_guest "$root"
+	t_build=$(( $(now) - t0 ))
+	t0=$(now)
+	boot_until_done "$root"
+	t_guest=$(( $(now) - t0 ))
+	units_s=$(awk '$1 == "BASE" { s += $4 } END { printf "%.0f", s }' "$results/guest.out")
+	{
+		echo "schema and fs/fuse compile: ${t_schema}s"
+		echo "kernel build and initramfs: ${t_build}s"
+		echo "guest (all boots): ${t_guest}s, of which the baseline's units ${units_s}s"
+		echo "boots: $(grep -c '^BOOT' "$results/guest.out")"
+	} > "$results/times.txt"
+	python3 "$FUSEGATE_ROOT/scripts/mutschema.py" report --plan "$results/plan.json" \
+		--results "$results/guest.out" --triage "$FUSEGATE_ROOT/docs/mutant-triage.md" \
+		--json "$results/mutants.json" > "$results/report.txt" || rc=$?
+	cat "$results/report.txt" "$results/times.txt"
+	case "$rc" in
+	0) return "$EXIT_PASS" ;;
+	1) return "$EXIT_FAIL" ;;
+	*) die_infra "mutants were left without a verdict (see $results/report.txt)" ;;
+	esac
+}
+
+main

@@ -1,0 +1,817 @@
+#!/usr/bin/env python3
+"""Mutant schemata: every mutant of a sample in one kernel, switched at run time.
+
+  mutschema.py schema --tree TREE --mutants FILE --out PLAN [--exclude FILE]
+  mutschema.py blame --plan PLAN --log BUILD_LOG
+  mutschema.py units --bin DIR PROGRAM...
+  mutschema.py resume --plan PLAN --results FILE... --root DIR
+  mutschema.py report --plan PLAN --results FILE... [--triage F] [--json F]
+  mutschema.py shard --shard K/N < MUTANTS
+
+A mutant is a one-change substitution of an fs/fuse file, one a line of
+FILE in the form scripts/mutgen.py and scripts/mutation-check.sh print:
+
+    id|file|what|perl substitution (perl -0pe)
+
+`schema` applies each substitution to the file as the tree's HEAD has
+it, and writes the file back with both versions and a run-time switch
+between them (Untch, Offutt and Harrold's mutant schemata).  The change is
+widened to the smallest unit C lets us guard:
+
+  an expression: the operand of the enclosing parenthesis (split at its
+      commas and semicolons) becomes
+      (fuse_mut_is(SITE, 7) ? (mutated) : (original));
+  a statement: the lines of the change become
+      if (fuse_mut_is(SITE, 7)) { mutated } else { original }.
+
+Mutants whose units overlap share one site and one guard chain.  Each site
+records that it ran (debugfs fuse_mutant_reached) whatever mutant is on:
+that is the per-test coverage the runner uses.  The switch is the module
+parameter fuse.mutant (/sys/module/fuse/parameters/mutant; 0: none).
+
+A mutant that cannot be guarded is excluded, never silently: its reason
+goes into PLAN (not in a function, runs only at boot or unload, a label or
+a case in the lines, a preprocessor line, the substitution does not apply)
+and into the report.  `blame` reads a build log and names the mutants
+whose guard did not compile, for the caller to exclude and try again.
+
+`units` lists the kselftest-harness tests of PROGRAMs (their -l table) as
+the runner's units.  `resume` writes what a guest that rebooted must not
+do again into its initramfs.  `report` scores a run (every shard's
+results) with 95% Wilson intervals, per file and per operator, and names
+the survivors the triage file (docs/mutant-triage.md) does not explain.
+
+Exit status: 0 done (report: no unexplained survivor), 1 report: a
+survivor the triage does not explain, 2 usage error, 3 a file is missing.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutgen  # noqa: E402
+
+# calls whose parentheses hold no evaluated expression of ours
+UNEVALUATED = {'sizeof', 'typeof', '__typeof__', 'typeof_unqual', 'offsetof',
+               'sizeof_field', 'BUILD_BUG_ON', 'static_assert', '_Static_assert',
+               '__builtin_constant_p', 'ARRAY_SIZE', 'container_of', '__same_type',
+               'BUILD_BUG_ON_MSG', 'FIELD_SIZEOF', 'DEFINE_MUTEX', 'DEFINE_SPINLOCK'}
+KEYWORDS = {'if', 'while', 'switch', 'return', 'for', 'do', 'else'}
+# the word before a function body that makes it run only at boot or unload
+BOOT_ONLY = re.compile(r'\b(__init|__exit)\b')
+DESIGNATOR = re.compile(r'\s*(?:\.\w+|\[[^\]]+\])\s*=\s*')
+RETURN = re.compile(r'\s*return\b\s*')
+LABEL = re.compile(r'^\s*(?:case\b[^:]*|default|[A-Za-z_]\w*)\s*:(?!:)\s*$', re.M)
+
+
+# --- reading C -------------------------------------------------------------
+
+def scan(text):
+    """The code of TEXT: (pairs, is_code, preproc) where pairs maps each
+    opening bracket's offset to its closing one's (and back), is_code[i]
+    says whether offset i is code (not a comment, string or character
+    literal) and preproc lists the (start, end) of preprocessor lines."""
+    n = len(text)
+    is_code = bytearray(n)
+    pairs, stack, preproc = {}, [], []
+    i, line_start = 0, True
+    while i < n:
+        c = text[i]
+        if line_start and c in ' \t':
+            i += 1
+            continue
+        if line_start and c == '#':
+            start = i
+            while i < n:
+                j = text.find('\n', i)
+                if j < 0:
+                    j = n
+                if j > 0 and text[j - 1] == '\\':
+                    i = j + 1
+                    continue
+                i = j
+                break
+            preproc.append((start, i))
+            continue
+        line_start = False
+        if c == '\n':
+            line_start = True
+            i += 1
+            continue
+        if text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            i = n if j < 0 else j + 2
+            continue
+        if text.startswith('//', i):
+            j = text.find('\n', i)
+            i = n if j < 0 else j
+            continue
+        if c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == '\\' else 1
+            for k in range(i, min(j + 1, n)):
+                is_code[k] = 0
+            i = j + 1
+            continue
+        is_code[i] = 1
+        if c in '([{':
+            stack.append(i)
+        elif c in ')]}':
+            if stack:
+                o = stack.pop()
+                pairs[o] = i
+                pairs[i] = o
+        i += 1
+    return pairs, is_code, preproc
+
+
+class Source:
+    def __init__(self, text):
+        self.text = text
+        self.pairs, self.is_code, self.preproc = scan(text)
+        self.opens = sorted(o for o, c in self.pairs.items()
+                            if o < c and text[o] in '([{')
+
+    def enclosing(self, p, e):
+        """The innermost bracket pair (open, close) around [p, e)."""
+        best = None
+        for o in self.opens:
+            if o >= p:
+                break
+            c = self.pairs[o]
+            if c >= e and (best is None or o > best[0]):
+                best = (o, c)
+        return best
+
+    def word_before(self, pos):
+        i = pos - 1
+        while i >= 0 and self.text[i] in ' \t\n':
+            i -= 1
+        j = i
+        while j >= 0 and (self.text[j].isalnum() or self.text[j] == '_'):
+            j -= 1
+        return self.text[j + 1:i + 1]
+
+    def segment(self, o, c, p, e):
+        """The operand of the pair (o, c) around [p, e): its text between
+        commas or semicolons at the pair's own depth, trimmed."""
+        seps, i = [o], o + 1
+        while i < c:
+            if self.is_code[i] and self.text[i] in '([{' and i in self.pairs:
+                i = self.pairs[i] + 1
+                continue
+            if self.is_code[i] and self.text[i] in ',;':
+                seps.append(i)
+            i += 1
+        seps.append(c)
+        for s0, s1 in zip(seps, seps[1:]):
+            if s0 < p and e <= s1:
+                a, b = s0 + 1, s1
+                while a < b and self.text[a] in ' \t\n':
+                    a += 1
+                while b > a and self.text[b - 1] in ' \t\n':
+                    b -= 1
+                if a <= p and e <= b and a < b:
+                    return a, b
+                return None
+        return None
+
+    def initializer(self, o):
+        """Whether the brace at O opens an initializer (after '=', or
+        inside another initializer), not a block."""
+        if self.text[o] != '{':
+            return False
+        before = self.prev_code(o)
+        return before >= 0 and self.text[before] in '=,{' and \
+            (self.text[before] != '{' or self.initializer(before)) and \
+            (self.text[before] != ',' or self.inside_initializer(before))
+
+    def inside_initializer(self, pos):
+        pair = self.enclosing(pos, pos + 1)
+        return pair is not None and self.initializer(pair[0])
+
+    def statement(self, o, c, p, e):
+        """(start, end) of the statement of block (o, c) that holds
+        [p, e): from after the previous ; { } at the block's depth to its
+        own ; (end past it), or None when the change spans statements."""
+        i, start = o + 1, o + 1
+        while i < c:
+            if self.is_code[i] and self.text[i] in '([' and i in self.pairs:
+                i = self.pairs[i] + 1
+                continue
+            if self.is_code[i] and self.text[i] == '{' and i in self.pairs:
+                if self.pairs[i] >= p:
+                    return None
+                i = self.pairs[i] + 1
+                start = i
+                continue
+            if self.is_code[i] and self.text[i] == ';':
+                if i + 1 > p and i >= e - 1:
+                    return start, i + 1
+                if i + 1 > p:
+                    return None
+                start = i + 1
+            i += 1
+        return None
+
+    def prev_code(self, pos):
+        i = pos - 1
+        while i >= 0 and (not self.is_code[i] or self.text[i] in ' \t\n'):
+            i -= 1
+        return i
+
+    def in_preproc(self, a, b):
+        return any(s < b and a < t for s, t in self.preproc)
+
+    def function_of(self, pos):
+        """(open, close) of the outermost brace pair around POS, or None."""
+        for o in self.opens:
+            if o >= pos:
+                break
+            if self.text[o] == '{' and self.pairs[o] >= pos:
+                # a function's body follows its parameters' parenthesis;
+                # an initializer follows '='
+                before = self.prev_code(o)
+                if before < 0 or self.text[before] != ')':
+                    return None
+                return o, self.pairs[o]
+        return None
+
+    def header_of(self, brace):
+        """The text between the previous top-level ; or } and BRACE."""
+        i = brace - 1
+        while i >= 0:
+            if self.is_code[i] and self.text[i] in ';}':
+                depth_ok = True
+                if self.text[i] == '}':
+                    o = self.pairs.get(i)
+                    depth_ok = o is not None and self.function_of(o) is None
+                if depth_ok:
+                    break
+            i -= 1
+        return self.text[i + 1:brace]
+
+
+def line_start(text, pos):
+    return text.rfind('\n', 0, pos) + 1
+
+
+def line_end(text, pos):
+    j = text.find('\n', pos)
+    return len(text) if j < 0 else j + 1
+
+
+def depth_range(text):
+    """(lowest, final) bracket depth over TEXT's code."""
+    _, is_code, _ = scan(text)
+    depth = low = 0
+    for i, ch in enumerate(text):
+        if is_code[i] and ch in '([{':
+            depth += 1
+        elif is_code[i] and ch in ')]}':
+            depth -= 1
+            low = min(low, depth)
+    return low, depth
+
+
+def balanced(text):
+    pairs, is_code, _ = scan(text)
+    depth = 0
+    for i, ch in enumerate(text):
+        if is_code[i] and ch in '([{':
+            depth += 1
+        elif is_code[i] and ch in ')]}':
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def last_code_char(text):
+    _, is_code, _ = scan(text)
+    for i in range(len(text) - 1, -1, -1):
+        if is_code[i] and text[i] not in ' \t\n':
+            return text[i]
+    return ''
+
+
+# --- one mutant's unit -------------------------------------------------------
+
+class Excluded(Exception):
+    pass
+
+
+def unit_of(src, orig, mutated):
+    """(a, b, kind, replacement) of the smallest guardable unit of ORIG
+    that holds the change to MUTATED; Excluded with the reason if none."""
+    if mutated == orig:
+        raise Excluded('the substitution does not apply')
+    n = min(len(orig), len(mutated))
+    p = 0
+    while p < n and orig[p] == mutated[p]:
+        p += 1
+    s = 0
+    while s < n - p and orig[len(orig) - 1 - s] == mutated[len(mutated) - 1 - s]:
+        s += 1
+    e = len(orig) - s
+    # a deletion of whole lines is found shifted by the indentation they
+    # share with the next line: slide it back to start at a line
+    deletion = p == len(mutated) - s
+    while deletion and p > 0 and orig[p - 1] == orig[e - 1] and orig[p - 1] != '\n':
+        p, e = p - 1, e - 1
+    delta = len(mutated) - len(orig)
+    fn = src.function_of(p)
+    if fn is None or e > fn[1]:
+        raise Excluded('not in a function body')
+    if BOOT_ONLY.search(src.header_of(fn[0])):
+        raise Excluded('in __init or __exit code: runs only at boot or unload')
+    lo, hi = p, e
+    while True:
+        pair = src.enclosing(lo, hi)
+        if pair is None:
+            raise Excluded('not in a function body')
+        o, c = pair
+        if src.text[o] in '([':
+            seg = None
+            if src.text[o] == '[' or src.word_before(o) not in UNEVALUATED:
+                seg = src.segment(o, c, p, e)
+            if seg is not None:
+                a, b = seg
+                return a, b, 'expr', mutated[a:b + delta]
+            lo, hi = o, c + 1
+            continue
+        if src.initializer(o):
+            # a member of an initializer: its value, after the designator
+            seg = src.segment(o, c, p, e)
+            if seg is None:
+                raise Excluded('spans members of an initializer')
+            a, b = seg
+            m = DESIGNATOR.match(orig, a, b)
+            if m:
+                a = m.end()
+            if p < a:
+                raise Excluded('changes the designator of an initializer')
+            return a, b, 'expr', mutated[a:b + delta]
+        stmt = src.statement(o, c, p, e) or (0, 0)
+        sa, sb = stmt
+        m = RETURN.match(orig, sa, sb) if sb else None
+        if m and m.end() <= p and e <= sb - 1:
+            # the value of a return: an expression
+            a, b = m.end(), sb - 1
+            while b > a and orig[b - 1] in ' \t\n':
+                b -= 1
+            if a < b and e <= b:
+                return a, b, 'expr', mutated[a:b + delta]
+        # statements: the whole lines of the change, widened until they
+        # are whole statements
+        a = max(line_start(orig, p), o + 1)
+        b = min(line_end(orig, max(e - 1, p)), c)
+        for _ in range(12):
+            before = src.prev_code(a)
+            starts = before < o + 1 or orig[before] in ';{}:)' or \
+                src.word_before(before + 1) == 'else'
+            low, depth = depth_range(orig[a:b])
+            if low < 0 or not starts:
+                if a <= o + 1:
+                    break
+                a = max(line_start(orig, a - 1), o + 1)
+                continue
+            if depth > 0 or last_code_char(orig[a:b]) not in (';', '}'):
+                if b >= c:
+                    break
+                b = min(line_end(orig, b), c)
+                continue
+            break
+        body, new = orig[a:b], mutated[a:b + delta]
+        if src.in_preproc(a, b):
+            raise Excluded('a preprocessor line in the changed lines')
+        if LABEL.search(body):
+            raise Excluded('a label or case in the changed lines')
+        if not balanced(body) or not balanced(new):
+            raise Excluded('the changed lines are not whole statements')
+        before = src.prev_code(a)
+        if before > o and orig[before] not in ';{}:)' and \
+                src.word_before(before + 1) != 'else':
+            raise Excluded('the changed lines do not start a statement')
+        if last_code_char(body) not in (';', '}') or \
+                (new.strip() and last_code_char(new) not in (';', '}')):
+            raise Excluded('the changed lines do not end a statement')
+        return a, b, 'stmt', new
+
+
+def mutated_text(orig, subst):
+    """ORIG with the mutant's substitution applied (perl -0pe, as
+    scripts/mutation-check.sh applies it)."""
+    r = subprocess.run(['perl', '-0pe', subst], input=orig.encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode:
+        raise Excluded('the substitution fails: %s' % r.stderr.decode().strip()[:120])
+    return r.stdout.decode()
+
+
+def read_mutants(path):
+    out = []
+    for line in open(path):
+        line = line.rstrip('\n')
+        if not line or line.startswith('#'):
+            continue
+        parts = line.split('|', 3)
+        if len(parts) != 4:
+            raise SystemExit('mutschema: not a mutant line: %s' % line[:80])
+        out.append(parts)
+    return out
+
+
+def head_text(tree, rel):
+    r = subprocess.run(['git', '-C', tree, 'show', 'HEAD:' + rel],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode:
+        raise SystemExit('mutschema: %s is not in the tree\'s HEAD' % rel)
+    return r.stdout.decode()
+
+
+def write_new(path, text):
+    """Write PATH as a new file: a prepared tree's files are hard links
+    into the shared source, never written in place."""
+    tmp = path + '.mutschema'
+    with open(tmp, 'w') as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+MUTANT_H = '''/* SPDX-License-Identifier: GPL-2.0 */
+/* Generated by fusegate's scripts/mutschema.py: the switch of a mutant schema. */
+#ifndef _FS_FUSE_MUTANT_H
+#define _FS_FUSE_MUTANT_H
+#include <linux/bitops.h>
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+#define FUSE_MUT_SITES %d
+
+extern unsigned int fuse_mutant;
+extern unsigned long fuse_mut_reached[];
+
+/* whether mutant ID (at SITE) is on; SITE is recorded as reached */
+static __always_inline bool fuse_mut_is(unsigned int site, unsigned int id)
+{
+	if (!test_bit(site, fuse_mut_reached))
+		set_bit(site, fuse_mut_reached);
+	return READ_ONCE(fuse_mutant) == id;
+}
+#endif
+'''
+
+MAKEFILE_TAIL = '''
+# fusegate mutant schema (scripts/mutschema.py): the switch and the guards
+fuse-y += mutant.o
+ccflags-y += -include $(srctree)/fs/fuse/mutant.h
+'''
+
+
+def guard(kind, site, alternatives, original):
+    if kind == 'expr':
+        chain = ''.join('fuse_mut_is(%d, %d) ? (%s) : ' % (site, num, text)
+                        for num, text in alternatives)
+        return '(%s(%s))' % (chain, original)
+    # in braces of its own: the body of a braceless if stays one statement
+    out = '{ '
+    for k, (num, text) in enumerate(alternatives):
+        out += '%sif (fuse_mut_is(%d, %d)) {\n%s%s}' % (
+            '' if k == 0 else ' else ', site, num, text,
+            '' if text.endswith('\n') or not text else '\n')
+    body = original if original.endswith('\n') else original + '\n'
+    return out + ' else {\n%s} }\n' % body
+
+
+def cmd_schema(args):
+    mutants = read_mutants(args.mutants)
+    excluded = {}
+    if args.exclude and os.path.exists(args.exclude):
+        for line in open(args.exclude):
+            mid, _, why = line.rstrip('\n').partition(' ')
+            if mid:
+                excluded[mid] = why or 'excluded'
+    by_file, plan_mutants = {}, []
+    for num, (mid, rel, what, subst) in enumerate(mutants, 1):
+        entry = {'num': num, 'id': mid, 'file': rel, 'what': what}
+        plan_mutants.append(entry)
+        if mid in excluded:
+            entry['excluded'] = excluded[mid]
+            continue
+        by_file.setdefault(rel, []).append((entry, subst))
+    sites, site_no = [], 0
+    for rel in sorted(by_file):
+        orig = head_text(args.tree, rel)
+        src = Source(orig)
+        units = []
+        for entry, subst in by_file[rel]:
+            try:
+                mutated = mutated_text(orig, subst)
+                a, b, kind, new = unit_of(src, orig, mutated)
+            except Excluded as why:
+                entry['excluded'] = str(why)
+                continue
+            units.append([a, b, kind, [(entry, new, a, b)]])
+        # merge overlapping units into one site
+        units.sort(key=lambda u: (u[0], -u[1]))
+        merged = []
+        for u in units:
+            if merged and u[0] < merged[-1][1]:
+                # nested or overlapping: one site over the union, a
+                # statement if either is one
+                m = merged[-1]
+                m[1] = max(m[1], u[1])
+                if u[2] == 'stmt':
+                    m[2] = 'stmt'
+                m[3].extend(u[3])
+            else:
+                merged.append(u)
+        text, pos, out = orig, 0, []
+        for a, b, kind, members in merged:
+            alternatives = []
+            for entry, new, ua, ub in members:
+                alternatives.append((entry['num'], orig[a:ua] + new + orig[ub:b]))
+            out.append(text[pos:a])
+            first_line = ''.join(out).count('\n') + 1
+            g = guard(kind, site_no, alternatives, orig[a:b])
+            out.append(g)
+            last_line = first_line + g.count('\n')
+            pos = b
+            sites.append({'site': site_no, 'file': rel, 'kind': kind,
+                          'line': orig.count('\n', 0, a) + 1,
+                          'schema_lines': [first_line, last_line],
+                          'mutants': [m[0]['num'] for m in members]})
+            for entry, _, _, _ in members:
+                entry['site'] = site_no
+                entry['line'] = orig.count('\n', 0, a) + 1
+            site_no += 1
+        out.append(text[pos:])
+        write_new(os.path.join(args.tree, rel), ''.join(out))
+    fuse = os.path.join(args.tree, 'fs', 'fuse')
+    write_new(os.path.join(fuse, 'mutant.h'), MUTANT_H % max(1, site_no))
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           'mutant', 'mutant.c')) as f:
+        write_new(os.path.join(fuse, 'mutant.c'), f.read())
+    write_new(os.path.join(fuse, 'Makefile'),
+              head_text(args.tree, 'fs/fuse/Makefile') + MAKEFILE_TAIL)
+    plan = {'tree': args.tree, 'mutants': plan_mutants, 'sites': sites}
+    with open(args.out, 'w') as f:
+        json.dump(plan, f, indent=1)
+    guarded = sum(1 for m in plan_mutants if 'site' in m)
+    print('mutschema: %d mutant(s) guarded at %d site(s), %d excluded' % (
+        guarded, site_no, len(plan_mutants) - guarded))
+    return 0
+
+
+def cmd_blame(args):
+    """Name the mutants whose guard a compiler error points into."""
+    plan = json.load(open(args.plan))
+    bad = set()
+    err = re.compile(r'^(?:\S*/)?(fs/fuse/[\w.-]+\.c):(\d+):\d+: error:')
+    for line in open(args.log, errors='replace'):
+        m = err.match(line.strip())
+        if not m:
+            continue
+        rel, ln = m.group(1), int(m.group(2))
+        for s in plan['sites']:
+            if s['file'] == rel and s['schema_lines'][0] <= ln <= s['schema_lines'][1]:
+                bad.add(s['site'])
+    for m in plan['mutants']:
+        if m.get('site') in bad:
+            print('%s its guard does not compile' % m['id'])
+    return 0 if bad else 1
+
+
+# --- the guest's units ---------------------------------------------------------
+
+def parse_list(table):
+    """The tests of a kselftest harness program from its -l table."""
+    tests, fixture, variants, names = [], None, [], []
+
+    def flush():
+        if fixture is None:
+            return
+        for v in (variants or ['']):
+            for t in names:
+                tests.append('%s%s%s.%s' % (fixture, '.' if v else '', v, t))
+
+    for row in table.splitlines():
+        if row.startswith('# FIXTURE') or not row.strip():
+            continue
+        if row.startswith('-----'):
+            flush()
+            fixture, variants, names = None, [], []
+            continue
+        fields, pos = [], 0
+        for width in (20, 25):
+            if pos >= len(row) or row[pos] == ' ':
+                fields.append('')
+                pos += width + 1
+            else:
+                tok = row[pos:].split()[0]
+                fields.append(tok)
+                pos += max(width, len(tok)) + 1
+        fields.append(row[pos:].strip() if pos < len(row) else '')
+        if fields[0]:
+            fixture = fields[0]
+        if fields[1]:
+            variants.append(fields[1])
+        if fields[2]:
+            names.append(fields[2])
+    flush()
+    return tests
+
+
+def cmd_units(args):
+    n = 0
+    for prog in args.programs:
+        if prog in args.whole:
+            continue
+        path = os.path.join(args.bin, prog)
+        r = subprocess.run([path, '-l'], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+        for test in parse_list(r.stdout.decode()):
+            n += 1
+            print('%d %s %s' % (n, prog, test))
+    for prog in args.whole:
+        n += 1
+        print('%d %s *' % (n, prog))
+    return 0 if n else 3
+
+
+# --- results -----------------------------------------------------------------
+
+def read_results(paths):
+    """(baseline, verdicts, boots): BASE lines by unit, MUT lines by mutant
+    number, and the host's notes on boots that ended mid-mutant."""
+    base, verdicts, started = {}, {}, None
+    boots = 0
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        for line in open(path, errors='replace'):
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == 'BASE' and len(f) >= 4:
+                base[int(f[1])] = {'rc': f[2], 'seconds': float(f[3]),
+                                   'sites': f[4] if len(f) > 4 else ''}
+            elif f[0] == 'MUT' and len(f) >= 3:
+                verdicts[int(f[1])] = {'verdict': f[2], 'by': ' '.join(f[3:])}
+            elif f[0] == 'BOOT':
+                boots += 1
+    return base, verdicts, boots
+
+
+def expand(ranges):
+    out = set()
+    for part in ranges.split(','):
+        if not part:
+            continue
+        a, _, b = part.partition('-')
+        out.update(range(int(a), int(b or a) + 1))
+    return out
+
+
+def cmd_resume(args):
+    base, verdicts, _ = read_results(args.results)
+    mut = os.path.join(args.root, 'etc', 'mut')
+    os.makedirs(mut, exist_ok=True)
+    with open(os.path.join(mut, 'baseline'), 'w') as f:
+        for n in sorted(base):
+            b = base[n]
+            f.write('BASE %d %s %.2f %s\n' % (n, b['rc'], b['seconds'], b['sites']))
+    with open(os.path.join(mut, 'done'), 'w') as f:
+        for n in sorted(verdicts):
+            v = verdicts[n]
+            f.write('MUT %d %s %s\n' % (n, v['verdict'], v['by']))
+    plan = json.load(open(args.plan))
+    todo = [m for m in plan['mutants'] if 'site' in m and m['num'] not in verdicts]
+    print(len(todo))
+    return 0
+
+
+KILLED = ('killed',)
+
+
+def cmd_report(args):
+    plans = [json.load(open(p)) for p in args.plan]
+    base, verdicts, boots = read_results(args.results)
+    known = mutgen.read_triage(args.triage)
+    rows = []
+    for plan in plans:
+        for m in plan['mutants']:
+            v = verdicts.get(m['num'])
+            if 'excluded' in m:
+                state, by = 'excluded', m['excluded']
+            elif v is None:
+                state, by = 'not-run', ''
+            else:
+                state, by = v['verdict'], v['by']
+            op = m['id'].split(':')[2] if m['id'].count(':') >= 3 else 'hand-written'
+            op = re.sub(r'_\d+$', '', op)
+            rows.append({'id': m['id'], 'file': m['file'], 'operator': op,
+                         'state': state, 'by': by, 'what': m['what']})
+    judged = [r for r in rows if r['state'] in ('killed', 'survived', 'uncovered')]
+    k = sum(1 for r in judged if r['state'] == 'killed')
+    n = len(judged)
+    lo, hi = mutgen.wilson(k, n)
+    lines = ['mutation score: %d of %d killed, %.1f%% (95%% interval %.1f%% to %.1f%%)'
+             % (k, n, 100.0 * k / n if n else 0.0, 100 * lo, 100 * hi)]
+    for key in ('file', 'operator'):
+        per = {}
+        for r in judged:
+            kk, nn = per.get(r[key], (0, 0))
+            per[r[key]] = (kk + (r['state'] == 'killed'), nn + 1)
+        lines.append('')
+        lines.append('| %s | killed | judged | score | 95%% interval |' % key)
+        lines.append('|---|---:|---:|---:|---|')
+        for name in sorted(per):
+            kk, nn = per[name]
+            a, b = mutgen.wilson(kk, nn)
+            lines.append('| %s | %d | %d | %.0f%% | %.0f%% to %.0f%% |' % (
+                name, kk, nn, 100.0 * kk / nn, 100 * a, 100 * b))
+    counts = {}
+    for r in rows:
+        counts[r['state']] = counts.get(r['state'], 0) + 1
+    lines.append('')
+    lines.append('states: ' + ', '.join('%s %d' % (s, counts[s]) for s in sorted(counts)))
+    lines.append('baseline: %d unit(s), %d passing; guest boots: %d' % (
+        len(base), sum(1 for b in base.values() if b['rc'] == '0'), boots))
+    new = []
+    for r in rows:
+        if r['state'] in ('survived', 'uncovered'):
+            t = known.get(r['id'])
+            tag = 'triaged: %s' % t[0] if t else 'NEW'
+            if not t:
+                new.append(r)
+            lines.append('survivor (%s, %s) %s  %s' % (r['state'], tag, r['id'], r['what']))
+    for r in rows:
+        if r['state'] == 'excluded':
+            lines.append('excluded %s: %s' % (r['id'], r['by']))
+    for r in rows:
+        if r['state'] == 'not-run':
+            lines.append('NOT RUN %s' % r['id'])
+    print('\n'.join(lines))
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'killed': k, 'judged': n, 'interval': [lo, hi],
+                       'states': counts, 'mutants': rows}, f, indent=1)
+    if any(r['state'] == 'not-run' for r in rows):
+        return 3
+    return 1 if new else 0
+
+
+def cmd_shard(args):
+    m = re.fullmatch(r'(\d+)/(\d+)', args.shard)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise SystemExit('mutschema: --shard must be K/N with 1 <= K <= N')
+    k, n = int(m.group(1)), int(m.group(2))
+    for i, line in enumerate(sys.stdin):
+        if i % n == k - 1:
+            sys.stdout.write(line)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split('\n', 2)[2])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    s = sub.add_parser('schema', help='write the schema into a tree')
+    s.add_argument('--tree', required=True)
+    s.add_argument('--mutants', required=True, help='id|file|what|substitution lines')
+    s.add_argument('--out', required=True, help='the plan (JSON) to write')
+    s.add_argument('--exclude', help='lines "ID REASON" of mutants to leave out')
+    b = sub.add_parser('blame', help='the mutants whose guard did not compile')
+    b.add_argument('--plan', required=True)
+    b.add_argument('--log', required=True)
+    u = sub.add_parser('units', help='the harness tests of programs, one a line')
+    u.add_argument('--bin', required=True)
+    u.add_argument('programs', nargs='+')
+    u.add_argument('--whole', nargs='*', default=[],
+                   help='programs run whole, one unit each (listed last)')
+    r = sub.add_parser('resume', help='what a rebooted guest must not do again')
+    r.add_argument('--plan', required=True)
+    r.add_argument('--results', nargs='+', required=True)
+    r.add_argument('--root', required=True)
+    p = sub.add_parser('report', help='score a run')
+    p.add_argument('--plan', nargs='+', required=True)
+    p.add_argument('--results', nargs='+', required=True)
+    p.add_argument('--triage')
+    p.add_argument('--json')
+    h = sub.add_parser('shard', help='keep part K of N of the mutant lines on stdin')
+    h.add_argument('--shard', required=True)
+    args = ap.parse_args()
+    return {'schema': cmd_schema, 'blame': cmd_blame, 'units': cmd_units,
+            'resume': cmd_resume, 'report': cmd_report, 'shard': cmd_shard}[args.cmd](args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

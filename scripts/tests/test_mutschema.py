@@ -1,0 +1,266 @@
+"""scripts/mutschema.py: the guard each kind of mutant gets, what it
+refuses to guard and why, that a guarded file compiles and switches, the
+units it reads off a harness's -l table, shards, and the score."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import mutgen  # noqa: E402
+import mutschema  # noqa: E402
+
+SOURCE = '''#include <errno.h>
+static int table[4] = { 1, 2, 3, 4 };
+
+static int __init fuse_setup(int x)
+{
+\tif (x > 3)
+\t\treturn -EINVAL;
+\treturn 0;
+}
+
+int fuse_check(int len, int max, int *calls)
+{
+\tint i;
+
+\tif (len < 8 || len > max)
+\t\treturn -EINVAL;
+\tfor (i = 0; i < 2; i++)
+\t\t(*calls)++;
+\tif (len == 9)
+\t\tgoto out;
+\t(*calls)++;
+out:
+\treturn len >= 16;
+}
+'''
+
+
+def unit(old, new, count=1):
+    mutated = SOURCE.replace(old, new, count)
+    return mutschema.unit_of(mutschema.Source(SOURCE), SOURCE, mutated)
+
+
+class Units(unittest.TestCase):
+    def test_a_condition_is_guarded_as_its_operand(self):
+        a, b, kind, new = unit('if (len < 8 || len > max)', 'if (len < 8)')
+        self.assertEqual(kind, 'expr')
+        self.assertEqual(SOURCE[a:b], 'len < 8 || len > max')
+        self.assertEqual(new, 'len < 8')
+
+    def test_a_call_argument_is_guarded_alone(self):
+        a, b, kind, new = unit('i < 2; i++', 'i <= 2; i++')
+        self.assertEqual((kind, SOURCE[a:b], new), ('expr', 'i < 2', 'i <= 2'))
+
+    def test_a_removed_statement_is_guarded_as_its_lines(self):
+        a, b, kind, new = unit('\tif (len == 9)\n\t\tgoto out;\n', '')
+        self.assertEqual(kind, 'stmt')
+        self.assertEqual(SOURCE[a:b], '\tif (len == 9)\n\t\tgoto out;\n')
+        self.assertEqual(new, '')
+
+    def test_a_label_in_the_lines_is_refused(self):
+        with self.assertRaisesRegex(mutschema.Excluded, 'label'):
+            unit('\t(*calls)++;\nout:\n\treturn', '\treturn')
+
+    def test_boot_only_code_is_refused(self):
+        with self.assertRaisesRegex(mutschema.Excluded, '__init'):
+            unit('if (x > 3)', 'if (x >= 3)')
+
+    def test_file_scope_is_refused(self):
+        with self.assertRaisesRegex(mutschema.Excluded, 'not in a function'):
+            unit('{ 1, 2, 3, 4 }', '{ 1, 2, 3, 5 }')
+
+    def test_a_substitution_that_does_not_apply_is_refused(self):
+        with self.assertRaisesRegex(mutschema.Excluded, 'does not apply'):
+            unit('no such text', 'x')
+
+
+@unittest.skipUnless(shutil.which('gcc') and shutil.which('git') and shutil.which('perl'),
+                     'needs gcc, git and perl')
+class Schema(unittest.TestCase):
+    """A schema of three mutants on a fake tree: it compiles, each switch
+    value gives that mutant's behaviour, and the sites record that they ran."""
+
+    def setUp(self):
+        self.tree = tempfile.mkdtemp()
+        fuse = os.path.join(self.tree, 'fs', 'fuse')
+        os.makedirs(fuse)
+        with open(os.path.join(fuse, 'check.c'), 'w') as f:
+            f.write(SOURCE.replace('#include <errno.h>\n', '#include <errno.h>\n#include "mutant.h"\n'))
+        with open(os.path.join(fuse, 'Makefile'), 'w') as f:
+            f.write('obj-y += check.o\n')
+        subprocess.run(['git', 'init', '-q', self.tree], check=True)
+        subprocess.run(['git', '-C', self.tree, 'add', '.'], check=True)
+        subprocess.run(['git', '-C', self.tree, '-c', 'user.name=t', '-c', 'user.email=t@t',
+                        'commit', '-qm', 'base'], check=True)
+        self.mutants = os.path.join(self.tree, 'mutants.txt')
+        with open(self.mutants, 'w') as f:
+            f.write('a|fs/fuse/check.c|drop|s/len < 8 \\|\\| len > max/len < 8/\n')
+            f.write('b|fs/fuse/check.c|boundary|s/return len >= 16;/return len > 16;/\n')
+            f.write('c|fs/fuse/check.c|nested in a|s/len > max/len >= max/\n')
+            f.write('d|fs/fuse/check.c|drop goto|s/\\tif \\(len == 9\\)\\n\\t\\tgoto out;\\n//\n')
+            f.write('e|fs/fuse/check.c|boot|s/x > 3/x >= 3/\n')
+
+    def tearDown(self):
+        shutil.rmtree(self.tree)
+
+    def test_each_switch_value_is_its_mutant(self):
+        plan = os.path.join(self.tree, 'plan.json')
+        subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'schema',
+                        '--tree', self.tree, '--mutants', self.mutants, '--out', plan],
+                       check=True, stdout=subprocess.DEVNULL)
+        p = json.load(open(plan))
+        by_id = {m['id']: m for m in p['mutants']}
+        self.assertIn('__init', by_id['e']['excluded'])
+        # a and c overlap: one site
+        self.assertEqual(by_id['a']['site'], by_id['c']['site'])
+        self.assertEqual(len(p['sites']), 3)
+        fuse = os.path.join(self.tree, 'fs', 'fuse')
+        # the kernel's header, with a user-space stand-in for its helpers
+        header = open(os.path.join(fuse, 'mutant.h')).read()
+        self.assertIn('#define FUSE_MUT_SITES 3', header)
+        with open(os.path.join(fuse, 'linux_stub.h'), 'w') as f:
+            f.write('#include <stdbool.h>\n#define __always_inline inline\n'
+                    '#define READ_ONCE(x) (x)\n#define __init\n'
+                    'static inline int test_bit(int n, unsigned long *b) { return b[0] >> n & 1; }\n'
+                    'static inline void set_bit(int n, unsigned long *b) { b[0] |= 1UL << n; }\n')
+        with open(os.path.join(fuse, 'mutant.h'), 'w') as f:
+            f.write('#include "linux_stub.h"\n' + header.split('#include <linux/types.h>')[1]
+                    .replace('#endif', ''))
+        with open(os.path.join(fuse, 'main.c'), 'w') as f:
+            f.write('#include <stdio.h>\n#include <stdlib.h>\n'
+                    'unsigned int fuse_mutant; unsigned long fuse_mut_reached[1];\n'
+                    'int fuse_check(int, int, int *);\n'
+                    'int main(int c, char **v) { int calls = 0; fuse_mutant = atoi(v[1]);\n'
+                    '  int r1 = fuse_check(20, 10, &calls), r2 = fuse_check(16, 16, &calls);\n'
+                    '  int r3 = fuse_check(9, 16, &calls);\n'
+                    '  printf("%d %d %d %d %lu\\n", r1, r2, r3, calls, fuse_mut_reached[0]); return 0; }\n')
+        exe = os.path.join(self.tree, 'check')
+        subprocess.run(['gcc', '-w', '-o', exe, os.path.join(fuse, 'check.c'),
+                        os.path.join(fuse, 'main.c')], check=True)
+
+        def run(num):
+            return subprocess.run([exe, str(num)], stdout=subprocess.PIPE,
+                                  check=True).stdout.decode().split()
+
+        # off: as the original (calls: none for the refused length, 2 for
+        # the loop and 1 after it, 2 for the loop before the goto)
+        self.assertEqual(run(0), ['-22', '1', '0', '5', '7'])
+        self.assertEqual(run(by_id['a']['num'])[:2], ['1', '1'])      # len > max not checked
+        self.assertEqual(run(by_id['b']['num'])[:2], ['-22', '0'])    # 16 > 16 is false
+        self.assertEqual(run(by_id['c']['num'])[:2], ['-22', '-22'])  # 16 >= 16 refused
+        self.assertEqual(run(by_id['d']['num'])[3], '6')             # the goto is gone
+
+    def test_a_guard_that_does_not_compile_is_blamed(self):
+        plan = os.path.join(self.tree, 'plan.json')
+        subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'schema',
+                        '--tree', self.tree, '--mutants', self.mutants, '--out', plan],
+                       check=True, stdout=subprocess.DEVNULL)
+        p = json.load(open(plan))
+        site = [s for s in p['sites'] if s['kind'] == 'stmt'][0]
+        log = os.path.join(self.tree, 'build.log')
+        with open(log, 'w') as f:
+            f.write('../fs/fuse/check.c:%d:3: error: something\n' % site['schema_lines'][0])
+        r = subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'blame',
+                            '--plan', plan, '--log', log], stdout=subprocess.PIPE)
+        self.assertEqual(r.stdout.decode().split()[0], 'd')
+
+
+TABLE = '''# FIXTURE            VARIANT                   TEST
+global                                         plain_test
+--------------------------------------------------------------------------------
+lookup_reply         lookup_nodeid_zero        the_entry_is_refused
+                     lookup_invalid_attr_but_llong_max_is_taken second_test
+--------------------------------------------------------------------------------
+a_fixture_name_longer_than_twenty                           only_test
+'''
+
+
+class Listing(unittest.TestCase):
+    def test_the_table_gives_every_variant_of_every_test(self):
+        self.assertEqual(mutschema.parse_list(TABLE), [
+            'global.plain_test',
+            'lookup_reply.lookup_nodeid_zero.the_entry_is_refused',
+            'lookup_reply.lookup_nodeid_zero.second_test',
+            'lookup_reply.lookup_invalid_attr_but_llong_max_is_taken.the_entry_is_refused',
+            'lookup_reply.lookup_invalid_attr_but_llong_max_is_taken.second_test',
+            'a_fixture_name_longer_than_twenty.only_test',
+        ])
+
+
+class Results(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.plan = os.path.join(self.dir, 'plan.json')
+        muts = [{'num': i, 'id': 'dev.c:f:negate:%d' % i, 'file': 'fs/fuse/dev.c',
+                 'what': 'w', 'site': i} for i in (1, 2, 3, 4)]
+        muts.append({'num': 5, 'id': 'dir.c:g:never:5', 'file': 'fs/fuse/dir.c',
+                     'what': 'w', 'excluded': 'a label or case in the changed lines'})
+        json.dump({'mutants': muts, 'sites': []}, open(self.plan, 'w'))
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    def report(self, *results):
+        return subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'),
+                               'report', '--plan', self.plan, '--results', *results],
+                              stdout=subprocess.PIPE)
+
+    def test_two_shards_merge_into_one_score(self):
+        a = self.write('a.out', 'BOOT 1\nBASE 1 0 0.5 0-3\nMUT 1 killed 1 1\nMUT 3 survived 1\n')
+        b = self.write('b.out', 'BOOT 1\nMUT 2 killed 1 splat\nMUT 4 uncovered\n')
+        r = self.report(a, b)
+        out = r.stdout.decode()
+        self.assertIn('mutation score: 2 of 4 killed, 50.0%', out)
+        self.assertIn('survivor (survived, NEW) dev.c:f:negate:3', out)
+        self.assertIn('survivor (uncovered, NEW) dev.c:f:negate:4', out)
+        self.assertIn('excluded dir.c:g:never:5: a label', out)
+        self.assertEqual(r.returncode, 1)
+
+    def test_a_mutant_without_a_verdict_is_not_a_pass(self):
+        a = self.write('a.out', 'MUT 1 killed 1 1\nMUT 2 killed 1 1\nMUT 3 killed 1 1\n')
+        r = self.report(a)
+        self.assertIn('NOT RUN dev.c:f:negate:4', r.stdout.decode())
+        self.assertEqual(r.returncode, 3)
+
+    def test_every_mutant_killed_passes(self):
+        a = self.write('a.out', ''.join('MUT %d killed 1 1\n' % i for i in (1, 2, 3, 4)))
+        self.assertEqual(self.report(a).returncode, 0)
+
+    def test_resume_gives_the_guest_what_it_has_done(self):
+        a = self.write('a.out', 'BASE 1 0 0.50 0-3\nRUN 1 1\nMUT 1 killed 1 1\n')
+        root = os.path.join(self.dir, 'root')
+        r = subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'resume',
+                            '--plan', self.plan, '--results', a, '--root', root],
+                           stdout=subprocess.PIPE, check=True)
+        self.assertEqual(r.stdout.decode().strip(), '3')
+        self.assertEqual(open(os.path.join(root, 'etc/mut/baseline')).read(), 'BASE 1 0 0.50 0-3\n')
+        self.assertEqual(open(os.path.join(root, 'etc/mut/done')).read(), 'MUT 1 killed 1 1\n')
+
+    def test_shards_split_every_line_once(self):
+        lines = ''.join('m%d\n' % i for i in range(7))
+        got = []
+        for k in (1, 2, 3):
+            r = subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'shard',
+                                '--shard', '%d/3' % k], input=lines.encode(),
+                               stdout=subprocess.PIPE, check=True)
+            got += r.stdout.decode().split()
+        self.assertEqual(sorted(got), sorted(lines.split()))
+        r = subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'shard',
+                            '--shard', '4/3'], input=b'', stderr=subprocess.PIPE)
+        self.assertNotEqual(r.returncode, 0)
+
+
+if __name__ == '__main__':
+    unittest.main()
