@@ -50,7 +50,8 @@ Options:
                that hangs the kernel costs no more than this
   --list       list the mutants and exit
   --raw-list   print the mutants as id|file|what|substitution lines and
-               exit (scripts/mutation-schema.sh --hand reads them)
+               exit, the equivalent ones left out (scripts/mutation-schema.sh
+               --hand reads them)
   --jobs N     parallel build jobs
   -h, --help   show this help
 
@@ -270,7 +271,10 @@ if [ "$generated" = 1 ] && [ "${list:-0}" = 1 ]; then
 	mapfile -t MUTANTS < <(generated_mutants)
 fi
 if [ "${list:-0}" = raw ]; then
-	printf '%s\n' "${MUTANTS[@]}"
+	# the equivalent ones (no input tells them apart) are not listed
+	for m in "${MUTANTS[@]}"; do
+		in_list "${m%%|*}" "${EQUIVALENT[@]}" || printf '%s\n' "$m"
+	done
 	exit 0
 fi
 if [ "${list:-0}" = 1 ]; then

@@ -35,9 +35,9 @@ Mutants (default: --generated of the series):
 
 Options:
   --programs P   a comma-separated list of the selftest programs whose tests
-                 are the units (default: every harness program but those
-                 whose outcome depends on timing: $(IFS=,; echo "${WHOLE_PROGRAMS[*]}"),
-                 each run whole as one unit, and fuse_real_peer_test)
+                 are the units (default: every harness program but
+                 fuse_real_peer_test; those whose outcome depends on
+                 timing, $(IFS=,; echo "${WHOLE_PROGRAMS[*]}"), are run whole, one unit each)
   --no-whole     without the programs run whole (they take about three
                  minutes of each baseline)
   --budget S     the seconds of tests a mutant may use (default 60): one
@@ -113,11 +113,18 @@ if [ -n "$shard" ]; then
 		die_usage "--shard must be K/N with 1 <= K <= N: $shard"
 	fi
 fi
+whole_list=()
 if [ -n "$programs" ]; then
-	IFS=, read -r -a prog_list <<< "$programs"
-	for p in "${prog_list[@]}"; do
+	IFS=, read -r -a named <<< "$programs"
+	prog_list=()
+	for p in "${named[@]}"; do
 		[ -f "$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/$p.c" ] ||
 			die_usage "--programs: no selftests/filesystems/fuse_compound/$p.c"
+		if in_list "$p" "${WHOLE_PROGRAMS[@]}"; then
+			[ "$whole" = 0 ] || whole_list+=("$p")
+		else
+			prog_list+=("$p")
+		fi
 	done
 else
 	prog_list=()
@@ -126,7 +133,6 @@ else
 		in_list "$f" "${WHOLE_PROGRAMS[@]}" fuse_real_peer_test || prog_list+=("$f")
 	done
 fi
-whole_list=()
 [ -n "$programs" ] || [ "$whole" = 0 ] || whole_list=("${WHOLE_PROGRAMS[@]}")
 set_name=$([ "$stock" = 1 ] && echo stock || echo series)
 tree_name=mutschema-$set_name
@@ -185,7 +191,8 @@ write_schema() {
 	guest_write_config "$GUEST_BUILD_DIR/fusegate.config" "$kunit"
 	for round in 1 2 3 4 5; do
 		python3 "$FUSEGATE_ROOT/scripts/mutschema.py" schema --tree "$tree" \
-			--mutants "$results/mutants.txt" --out "$results/plan.json" \
+			--mutants "$results/mutants.txt" --all "$results/mutants.all" \
+			--built "$GUEST_BUILD_DIR" --out "$results/plan.json" \
 			--exclude "$results/excluded.txt" >&2 ||
 			die_infra "scripts/mutschema.py could not write the schema"
 		[ -f "$GUEST_BUILD_DIR/.config" ] ||
@@ -208,9 +215,20 @@ write_schema() {
 	die_infra "the schema still does not compile after 5 rounds"
 }
 
+# resume_key: what the boots of a run depend on: the plan, the units, the
+# budget, the kernel's commits and the runner
+resume_key() {
+	{
+		python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); print(json.dumps([p["mutants"], p["sites"]]))' \
+			"$results/plan.json"
+		cat "$1/etc/mut/units" "$1/etc/fusegate.env" "$1/tests/run-mutants"
+		git rev-parse HEAD
+	} | sha256sum > "$results/resume.key"
+}
+
 # the guest's files: the programs, the runner, the units and mutants
 stage_guest() {
-	local root=$1 bin="$tree/$GUEST_BUILD_DIR/fusegate-tests" p expect=0 handles=0
+	local root=$1 bin="$tree/$GUEST_BUILD_DIR/fusegate-tests" p w expect=0 handles=0
 	mkdir -p "$root/tests" "$root/etc/mut"
 	guest_build_programs "$SELFTEST_DIR" "$bin" "$results/build.log"
 	for p in "${prog_list[@]}" "${whole_list[@]}"; do
@@ -227,9 +245,20 @@ stage_guest() {
 		echo "export FUSEGATE_EXPECT_HANDLES=$handles"
 		echo "export FUSEGATE_REAL_SERVERS=0"
 		echo "export FUSEGATE_MUT_BUDGET=$budget"
+		# the WARNs the KUnit suites provoke on purpose (scripts/lib.sh)
+		printf 'export FUSEGATE_EXPECT_WARN="'
+		for w in "${EXPECT_WARN_ARGS[@]}"; do
+			[ "$w" = --expect-warn ] || printf '%s ' "$w"
+		done
+		printf '"\n'
 		echo 'FUSEGATE_GUEST_CMD="/tests/run-mutants"'
 	} > "$root/etc/fusegate.env"
+	local suites=()
+	if [ "$kunit" = 1 ]; then
+		mapfile -t suites < <(grep -ho '\.name = "fuse_[a-z_]*"' fs/fuse/tests/*.c | cut -d'"' -f2)
+	fi
 	python3 "$FUSEGATE_ROOT/scripts/mutschema.py" units --bin "$bin" "${prog_list[@]}" \
+		${suites[@]:+--kunit "${suites[@]}"} \
 		${whole_list[@]:+--whole "${whole_list[@]}"} \
 		> "$root/etc/mut/units" || die_infra "no harness tests listed by ${prog_list[*]}"
 	python3 - "$results/plan.json" > "$root/etc/mut/mutants" <<'EOF'
@@ -247,6 +276,7 @@ EOF
 # a hang the idle limit stopped): killed by the unit that ran
 collect() {
 	local n out last
+	local -a lost=()
 	: > "$results/guest.out.new"
 	for n in $(boots); do
 		out="$results/guest-$n.out"
@@ -254,9 +284,21 @@ collect() {
 			echo "BOOT $n"
 			grep -E '^(BASE|RUN|MUT|REBOOT|MUTANTS-END)' "$out" || true
 			last=$(grep -E '^(RUN|MUT|REBOOT|MUTANTS-END)' "$out" | tail -1 || true)
-			# (no guest-N.end: the run was interrupted, the mutant runs again)
+			# guest-N.end says how the boot ended: crash (the console has
+			# a panic or an oops), hang (stopped by the idle limit) kill
+			# the mutant that was on; lost (no evidence: the time limit,
+			# QEMU) or none (interrupted) leave it to run again, but a
+			# mutant on at two lost ends is killed by them
 			if [[ "$last" =~ ^RUN\ ([0-9]+)\ ([0-9]+) ]] && [ -e "$results/guest-$n.end" ]; then
-				echo "MUT ${BASH_REMATCH[1]} killed ${BASH_REMATCH[2]} $(cat "$results/guest-$n.end")"
+				case "$(cat "$results/guest-$n.end")" in
+				crash|hang)
+					echo "MUT ${BASH_REMATCH[1]} killed ${BASH_REMATCH[2]} $(cat "$results/guest-$n.end")" ;;
+				lost)
+					if [ "${lost[${BASH_REMATCH[1]}]:-0}" -ge 1 ]; then
+						echo "MUT ${BASH_REMATCH[1]} killed ${BASH_REMATCH[2]} lost-twice"
+					fi
+					lost[${BASH_REMATCH[1]}]=$(( ${lost[${BASH_REMATCH[1]}]:-0} + 1 )) ;;
+				esac
 				echo "REBOOT host"
 			fi
 		} >> "$results/guest.out.new"
@@ -277,7 +319,7 @@ boots() {
 # boot_until_done ROOT: boot, and boot again after each reboot the guest
 # asks for or a crash or a hang, until every mutant has its verdict
 boot_until_done() {
-	local root=$1 boot before after out con todo
+	local root=$1 boot before after out con todo rc
 	boot=$(boots | tail -1)
 	boot=${boot:-0}
 	while :; do
@@ -293,15 +335,28 @@ boot_until_done() {
 		con="$results/console-$boot.log"
 		log "boot $boot: $todo mutant(s) to judge"
 		before=$(grep -c '^MUT \|^BASE ' "$results/guest.out" || true)
-		GUEST_KVM=0 GUEST_KUNIT=0 GUEST_HOST_SHARE=0 GUEST_IDLE_LIMIT=$idle \
+		# a guest that asked for a reboot has a kernel known to be
+		# broken: it gets 15 s to power off, not the gate's 130
+		rc=0
+		# the KUnit suites run at boot (that is what gives them their
+		# debugfs run files); the guest runs them again as units
+		GUEST_KVM=0 GUEST_KUNIT=$kunit GUEST_HOST_SHARE=0 GUEST_IDLE_LIMIT=$idle GUEST_DONE_GRACE=15 \
 			guest_boot "$GUEST_BUILD_DIR/arch/x86/boot/bzImage" "$results/initramfs.cpio" \
-			"$con" "$out" "$timeout" || true
-		if [ -e "$con.idle" ]; then echo hang; else echo crash; fi > "$results/guest-$boot.end"
+			"$con" "$out" "$timeout" || rc=$?
+		if [ -e "$con.idle" ]; then
+			echo hang
+		elif [ "$rc" = 0 ] && grep -Eq 'Kernel panic|Oops|BUG:|general protection fault|kernel BUG' "$con"; then
+			echo crash
+		else
+			echo lost
+		fi > "$results/guest-$boot.end"
 		grep -q FUSEGATE-BOOT-OK "$con" || die_infra "the guest did not boot (see $con)"
 		! grep -q '^REBOOT no-' "$out" ||
 			die_infra "the guest cannot run the schema: $(grep -m1 '^REBOOT' "$out")"
 		! grep -q '^REBOOT baseline-splat' "$out" ||
 			die_infra "the unmutated kernel printed a splat under the baseline (see $con)"
+		! grep -q '^REBOOT baseline-unhealthy' "$out" ||
+			die_infra "the unmutated kernel was left unfit by the baseline: $(grep -m1 '^REBOOT' "$out") (see $con)"
 		collect
 		after=$(grep -c '^MUT \|^BASE ' "$results/guest.out" || true)
 		[ "$after" -gt "$before" ] ||
@@ -315,16 +370,13 @@ stash_resume() {
 	[ "$resume" = 1 ] && [ -f "$results/plan.json" ] || return 0
 	stash=$(mktemp -d)
 	cp "$results/plan.json" "$stash/"
+	cp "$results/resume.key" "$stash/" 2>/dev/null || true
 	cp "$results"/guest-*.out "$results"/guest-*.end "$stash/" 2>/dev/null || true
 }
 
 unstash_resume() {
 	[ -n "${stash:-}" ] || return 0
-	if python3 -c '
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:])
-sys.exit(0 if (a["mutants"], a["sites"]) == (b["mutants"], b["sites"]) else 1)
-' "$stash/plan.json" "$results/plan.json"; then
+	if [ -f "$stash/resume.key" ] && cmp -s "$stash/resume.key" "$results/resume.key"; then
 		log "resuming: the boots of the earlier run of this plan are kept"
 		cp "$stash"/guest-* "$results/" 2>/dev/null || true
 	else
@@ -343,6 +395,15 @@ main() {
 	! tree_has_kunit_hook || kunit=1
 	t0=$(now)
 	seed_build
+	# the mutants are drawn from the files the guest compiles: a tree
+	# without a build builds once, unmutated, first (the same draw on
+	# every machine)
+	if [ ! -d "$GUEST_BUILD_DIR/fs/fuse" ]; then
+		mkdir -p "$GUEST_BUILD_DIR"
+		guest_write_config "$GUEST_BUILD_DIR/fusegate.config" "$kunit"
+		guest_build_kernel "$GUEST_BUILD_DIR" "$GUEST_BUILD_DIR/fusegate.config" \
+			"$results/build.log" "$jobs"
+	fi
 	list_mutants > "$results/mutants.all"
 	if [ -n "$shard" ]; then
 		python3 "$FUSEGATE_ROOT/scripts/mutschema.py" shard --shard "$shard" \
@@ -353,7 +414,6 @@ main() {
 	[ -s "$results/mutants.txt" ] || die_infra "no mutants to run"
 	log "$(wc -l < "$results/mutants.txt") mutant(s): $set_kind, $set_name${shard:+, shard $shard}, seed $seed"
 	write_schema
-	unstash_resume
 	t_schema=$(( $(now) - t0 ))
 	t0=$(now)
 	guest_build_kernel "$GUEST_BUILD_DIR" "$GUEST_BUILD_DIR/fusegate.config" \
@@ -361,6 +421,8 @@ main() {
 	root="$GUEST_BUILD_DIR/fusegate-mut"
 	rm -rf "$root"
 	stage_guest "$root"
+	resume_key "$root"
+	unstash_resume
 	t_build=$(( $(now) - t0 ))
 	t0=$(now)
 	boot_until_done "$root"
@@ -377,8 +439,8 @@ main() {
 		--json "$results/mutants.json" > "$results/report.txt" || rc=$?
 	cat "$results/report.txt" "$results/times.txt"
 	case "$rc" in
-	0) return "$EXIT_PASS" ;;
-	1) return "$EXIT_FAIL" ;;
+	0) exit "$EXIT_PASS" ;;
+	1) exit "$EXIT_FAIL" ;;
 	*) die_infra "mutants were left without a verdict (see $results/report.txt)" ;;
 	esac
 }

@@ -395,6 +395,10 @@ def unit_of(src, orig, mutated):
         if not balanced(body) or not balanced(new):
             raise Excluded('the changed lines are not whole statements')
         before = src.prev_code(a)
+        if not new.strip() and before > o and (orig[before] == ')' or
+                                              src.word_before(before + 1) == 'else'):
+            raise Excluded('deletes the body of a braceless if, else or loop: '
+                           'the next statement would become its body')
         if before > o and orig[before] not in ';{}:)' and \
                 src.word_before(before + 1) != 'else':
             raise Excluded('the changed lines do not start a statement')
@@ -497,12 +501,23 @@ def cmd_schema(args):
             mid, _, why = line.rstrip('\n').partition(' ')
             if mid:
                 excluded[mid] = why or 'excluded'
+    # a mutant's number is its line in the whole list (--all): the same in
+    # every shard, so that shards' results merge
+    index = {}
+    if args.all:
+        for k, m in enumerate(read_mutants(args.all), 1):
+            index.setdefault(m[0], k)
     by_file, plan_mutants = {}, []
-    for num, (mid, rel, what, subst) in enumerate(mutants, 1):
+    for k, (mid, rel, what, subst) in enumerate(mutants, 1):
+        num = index.get(mid, k)
         entry = {'num': num, 'id': mid, 'file': rel, 'what': what}
         plan_mutants.append(entry)
         if mid in excluded:
             entry['excluded'] = excluded[mid]
+            continue
+        if args.built and not os.path.exists(
+                os.path.join(args.built, rel[:-2] + '.o')):
+            entry['excluded'] = 'not compiled in the guest'
             continue
         by_file.setdefault(rel, []).append((entry, subst))
     sites, site_no = [], 0
@@ -636,9 +651,18 @@ def cmd_units(args):
         path = os.path.join(args.bin, prog)
         r = subprocess.run([path, '-l'], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
-        for test in parse_list(r.stdout.decode()):
+        table = r.stdout.decode()
+        # the harness lists and ends with KSFT_SKIP (4)
+        if r.returncode != 4 or not table.startswith('# FIXTURE'):
+            print('mutschema: %s -l did not list its tests (status %d)' % (
+                prog, r.returncode), file=sys.stderr)
+            return 3
+        for test in parse_list(table):
             n += 1
             print('%d %s %s' % (n, prog, test))
+    for suite in args.kunit:
+        n += 1
+        print('%d kunit %s' % (n, suite))
     for prog in args.whole:
         n += 1
         print('%d %s *' % (n, prog))
@@ -647,26 +671,39 @@ def cmd_units(args):
 
 # --- results -----------------------------------------------------------------
 
+VERDICTS = ('killed', 'survived', 'uncovered', 'unjudged')
+
+
 def read_results(paths):
-    """(baseline, verdicts, boots): BASE lines by unit, MUT lines by mutant
-    number, and the host's notes on boots that ended mid-mutant."""
-    base, verdicts, started = {}, {}, None
-    boots = 0
+    """(baseline, verdicts, boots, boot_sites): BASE lines by unit (when
+    the baseline is complete: BASE-END), MUT lines by mutant number, the
+    boots, and the sites reached while the kernel booted.  A line that
+    does not parse (a guest that died mid-line) is left out."""
+    base, verdicts, boots, boot_sites, complete = {}, {}, 0, set(), False
     for path in paths:
         if not os.path.exists(path):
             continue
         for line in open(path, errors='replace'):
-            f = line.split()
-            if not f:
+            if not line.endswith('\n'):
                 continue
-            if f[0] == 'BASE' and len(f) >= 4:
-                base[int(f[1])] = {'rc': f[2], 'seconds': float(f[3]),
-                                   'sites': f[4] if len(f) > 4 else ''}
-            elif f[0] == 'MUT' and len(f) >= 3:
-                verdicts[int(f[1])] = {'verdict': f[2], 'by': ' '.join(f[3:])}
-            elif f[0] == 'BOOT':
-                boots += 1
-    return base, verdicts, boots
+            f = line.split()
+            try:
+                if f[:1] == ['BASE'] and len(f) >= 4:
+                    base[int(f[1])] = {'rc': f[2], 'seconds': float(f[3]),
+                                       'sites': f[4] if len(f) > 4 else ''}
+                elif f[:1] == ['BASE-END']:
+                    complete = True
+                elif f[:1] == ['MUT'] and len(f) >= 3 and f[2] in VERDICTS:
+                    verdicts[int(f[1])] = {'verdict': f[2], 'by': ' '.join(f[3:])}
+                elif f[:1] == ['BOOTSITES'] and len(f) > 1:
+                    boot_sites |= expand(f[1])
+                elif f[:1] == ['BOOT']:
+                    boots += 1
+            except ValueError:
+                continue
+    if not complete:
+        base = {}
+    return base, verdicts, boots, boot_sites
 
 
 def expand(ranges):
@@ -680,7 +717,7 @@ def expand(ranges):
 
 
 def cmd_resume(args):
-    base, verdicts, _ = read_results(args.results)
+    base, verdicts, _, _ = read_results(args.results)
     mut = os.path.join(args.root, 'etc', 'mut')
     os.makedirs(mut, exist_ok=True)
     with open(os.path.join(mut, 'baseline'), 'w') as f:
@@ -690,9 +727,12 @@ def cmd_resume(args):
     with open(os.path.join(mut, 'done'), 'w') as f:
         for n in sorted(verdicts):
             v = verdicts[n]
+            if v['verdict'] == 'unjudged':
+                continue
             f.write('MUT %d %s %s\n' % (n, v['verdict'], v['by']))
     plan = json.load(open(args.plan))
-    todo = [m for m in plan['mutants'] if 'site' in m and m['num'] not in verdicts]
+    todo = [m for m in plan['mutants'] if 'site' in m and
+            verdicts.get(m['num'], {}).get('verdict', 'unjudged') == 'unjudged']
     print(len(todo))
     return 0
 
@@ -702,7 +742,7 @@ KILLED = ('killed',)
 
 def cmd_report(args):
     plans = [json.load(open(p)) for p in args.plan]
-    base, verdicts, boots = read_results(args.results)
+    base, verdicts, boots, boot_sites = read_results(args.results)
     known = mutgen.read_triage(args.triage)
     rows = []
     for plan in plans:
@@ -714,6 +754,11 @@ def cmd_report(args):
                 state, by = 'not-run', ''
             else:
                 state, by = v['verdict'], v['by']
+            if state == 'uncovered' and m.get('site') in boot_sites:
+                # the guard ran while the kernel booted, before the switch
+                # could be set: not a survivor of the tests
+                state, by = 'boot-only', 'reached only while the kernel boots'
+
             op = m['id'].split(':')[2] if m['id'].count(':') >= 3 else 'hand-written'
             op = re.sub(r'_\d+$', '', op)
             rows.append({'id': m['id'], 'file': m['file'], 'operator': op,
@@ -756,14 +801,17 @@ def cmd_report(args):
         if r['state'] == 'excluded':
             lines.append('excluded %s: %s' % (r['id'], r['by']))
     for r in rows:
-        if r['state'] == 'not-run':
-            lines.append('NOT RUN %s' % r['id'])
+        if r['state'] == 'boot-only':
+            lines.append('boot-only %s: %s' % (r['id'], r['by']))
+    for r in rows:
+        if r['state'] in ('not-run', 'unjudged'):
+            lines.append('NOT JUDGED %s %s' % (r['id'], r['by']))
     print('\n'.join(lines))
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'killed': k, 'judged': n, 'interval': [lo, hi],
                        'states': counts, 'mutants': rows}, f, indent=1)
-    if any(r['state'] == 'not-run' for r in rows):
+    if any(r['state'] in ('not-run', 'unjudged') for r in rows):
         return 3
     return 1 if new else 0
 
@@ -789,6 +837,10 @@ def main():
     s.add_argument('--mutants', required=True, help='id|file|what|substitution lines')
     s.add_argument('--out', required=True, help='the plan (JSON) to write')
     s.add_argument('--exclude', help='lines "ID REASON" of mutants to leave out')
+    s.add_argument('--all', help='the whole list the mutants were drawn from: '
+                   'numbers are lines of it, the same in every shard')
+    s.add_argument('--built', help='the build directory: a file it has no object '
+                   'of is not compiled, its mutants are excluded')
     b = sub.add_parser('blame', help='the mutants whose guard did not compile')
     b.add_argument('--plan', required=True)
     b.add_argument('--log', required=True)
@@ -797,6 +849,8 @@ def main():
     u.add_argument('programs', nargs='+')
     u.add_argument('--whole', nargs='*', default=[],
                    help='programs run whole, one unit each (listed last)')
+    u.add_argument('--kunit', nargs='*', default=[],
+                   help='KUnit suites, one unit each (run again through debugfs)')
     r = sub.add_parser('resume', help='what a rebooted guest must not do again')
     r.add_argument('--plan', required=True)
     r.add_argument('--results', nargs='+', required=True)

@@ -63,6 +63,11 @@ class Units(unittest.TestCase):
         self.assertEqual(SOURCE[a:b], '\tif (len == 9)\n\t\tgoto out;\n')
         self.assertEqual(new, '')
 
+    def test_deleting_the_body_of_a_braceless_if_is_refused(self):
+        # perl's mutant makes the next statement the body; a guard would not
+        with self.assertRaisesRegex(mutschema.Excluded, 'braceless'):
+            unit('\t\tgoto out;\n', '')
+
     def test_a_label_in_the_lines_is_refused(self):
         with self.assertRaisesRegex(mutschema.Excluded, 'label'):
             unit('\t(*calls)++;\nout:\n\treturn', '\treturn')
@@ -156,6 +161,19 @@ class Schema(unittest.TestCase):
         self.assertEqual(run(by_id['c']['num'])[:2], ['-22', '-22'])  # 16 >= 16 refused
         self.assertEqual(run(by_id['d']['num'])[3], '6')             # the goto is gone
 
+    def test_numbers_are_lines_of_the_whole_list(self):
+        # a shard's mutants keep the numbers they have in the whole list
+        whole = os.path.join(self.tree, 'all.txt')
+        shard = os.path.join(self.tree, 'shard.txt')
+        lines = open(self.mutants).read().splitlines(True)
+        open(whole, 'w').write(''.join(lines))
+        open(shard, 'w').write(''.join(lines[1::2]))
+        plan = os.path.join(self.tree, 'plan.json')
+        subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'schema',
+                        '--tree', self.tree, '--mutants', shard, '--all', whole, '--out', plan],
+                       check=True, stdout=subprocess.DEVNULL)
+        self.assertEqual([m['num'] for m in json.load(open(plan))['mutants']], [2, 4])
+
     def test_a_guard_that_does_not_compile_is_blamed(self):
         plan = os.path.join(self.tree, 'plan.json')
         subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'schema',
@@ -218,7 +236,7 @@ class Results(unittest.TestCase):
                               stdout=subprocess.PIPE)
 
     def test_two_shards_merge_into_one_score(self):
-        a = self.write('a.out', 'BOOT 1\nBASE 1 0 0.5 0-3\nMUT 1 killed 1 1\nMUT 3 survived 1\n')
+        a = self.write('a.out', 'BOOT 1\nBASE 1 0 0.5 0-3\nMUT 1 killed 1 1\nMUT 3 survived 1/1\n')
         b = self.write('b.out', 'BOOT 1\nMUT 2 killed 1 splat\nMUT 4 uncovered\n')
         r = self.report(a, b)
         out = r.stdout.decode()
@@ -231,15 +249,42 @@ class Results(unittest.TestCase):
     def test_a_mutant_without_a_verdict_is_not_a_pass(self):
         a = self.write('a.out', 'MUT 1 killed 1 1\nMUT 2 killed 1 1\nMUT 3 killed 1 1\n')
         r = self.report(a)
-        self.assertIn('NOT RUN dev.c:f:negate:4', r.stdout.decode())
+        self.assertIn('NOT JUDGED dev.c:f:negate:4', r.stdout.decode())
         self.assertEqual(r.returncode, 3)
 
     def test_every_mutant_killed_passes(self):
         a = self.write('a.out', ''.join('MUT %d killed 1 1\n' % i for i in (1, 2, 3, 4)))
         self.assertEqual(self.report(a).returncode, 0)
 
+    def test_a_flaky_kill_is_not_a_verdict(self):
+        a = self.write('a.out', 'MUT 1 killed 1 1\nMUT 2 killed 1 1\nMUT 3 killed 1 1\n'
+                       'MUT 4 unjudged flaky:7:1\n')
+        r = self.report(a)
+        self.assertIn('NOT JUDGED dev.c:f:negate:4 flaky:7:1', r.stdout.decode())
+        self.assertEqual(r.returncode, 3)
+
+    def test_a_line_cut_by_a_dying_guest_is_left_out(self):
+        a = self.write('a.out', 'MUT 1 killed 1 1\nMUT 2 killed 1 1\nMUT 3 killed 1 1\nMUT 4 surv')
+        r = self.report(a)
+        self.assertIn('NOT JUDGED dev.c:f:negate:4', r.stdout.decode())
+
+    def test_a_site_reached_only_at_boot_is_not_a_survivor(self):
+        a = self.write('a.out', 'BOOTSITES 2-4\nMUT 1 killed 1 1\nMUT 2 killed 1 1\n'
+                       'MUT 3 killed 1 1\nMUT 4 uncovered\n')
+        r = self.report(a)
+        self.assertIn('boot-only dev.c:f:negate:4', r.stdout.decode())
+        self.assertEqual(r.returncode, 0)
+
+    def test_an_incomplete_baseline_is_run_again(self):
+        a = self.write('a.out', 'BASE 1 0 0.50 0-3\nBASE 2 0 0.50 0-3\n')
+        root = os.path.join(self.dir, 'root')
+        subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'resume',
+                        '--plan', self.plan, '--results', a, '--root', root],
+                       stdout=subprocess.PIPE, check=True)
+        self.assertEqual(open(os.path.join(root, 'etc/mut/baseline')).read(), '')
+
     def test_resume_gives_the_guest_what_it_has_done(self):
-        a = self.write('a.out', 'BASE 1 0 0.50 0-3\nRUN 1 1\nMUT 1 killed 1 1\n')
+        a = self.write('a.out', 'BASE 1 0 0.50 0-3\nBASE-END\nRUN 1 1\nMUT 1 killed 1 1\n')
         root = os.path.join(self.dir, 'root')
         r = subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'resume',
                             '--plan', self.plan, '--results', a, '--root', root],
