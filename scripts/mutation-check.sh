@@ -98,7 +98,7 @@ SERIES_MUTANTS=(
 	'revalidation_as_stock|fs/fuse/dir.c|revalidation costs a second LOOKUP|s/(\t\tret = fuse_simple_request\(fm, &args\);\n\t\tdput\(parent\);)/\t\tfuse_simple_request(fm, \&args);\n$1/'
 	'submit_count|fs/fuse/compound.c|a count above the maximum is accepted|s/if \(!count \|\| count > FUSE_COMPOUND_MAX_OPS\)/if (!count)/'
 	'argvar_plain_last|fs/fuse/dev.c|plain reply shrinks the last out-arg, not the variable one|s/vararg = &args->out_args\[args->out_argvar_idx\];/vararg = \&args->out_args[args->out_numargs - 1];/'
-	'argvar_compound_last|fs/fuse/dev.c|subreply shrinks the last out-arg, not the variable one|s/var = &args->out_args\[args->out_argvar_idx\];/var = \&args->out_args[args->out_numargs - 1];/'
+	'argvar_compound_last|fs/fuse/dev.c|subreply shrinks the last out-arg, not the variable one|s/\n\tvar = &args->out_args\[args->out_argvar_idx\];/\n\tvar = \&args->out_args[args->out_numargs - 1];/'
 	'argvar_return_last|fs/fuse/dev.c|plain request returns the size of the last out-arg|s/ret = args->out_args\[args->out_argvar_idx\].size;/ret = args->out_args[args->out_numargs - 1].size;/'
 	'argvar_readlink_idx|fs/fuse/dir.c|readlink names a variable out-arg it does not have|s/ap.args.out_argvar_idx = 0;/ap.args.out_argvar_idx = 1;/'
 	'argvar_getxattr_idx|fs/fuse/xattr.c|getxattr names a variable out-arg it does not have|s/(\t\targs.out_argvar = true;\n\t\targs.out_argvar_idx = )0;/${1}1;/'
