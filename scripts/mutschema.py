@@ -515,7 +515,7 @@ def cmd_schema(args):
         if mid in excluded:
             entry['excluded'] = excluded[mid]
             continue
-        if args.built and not os.path.exists(
+        if args.built and rel.endswith('.c') and not os.path.exists(
                 os.path.join(args.built, rel[:-2] + '.o')):
             entry['excluded'] = 'not compiled in the guest'
             continue
