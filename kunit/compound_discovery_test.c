@@ -243,6 +243,32 @@ static void discovery_eopnotsupp_remembered_per_combination(struct kunit *test)
 }
 
 /*
+ * refused_check_lock_free: the refused combinations are asked on every
+ * lookup, revalidation and creation of a connection with file handles,
+ * without a connection-wide lock.  Asked here with fc->ch.lock held: a check
+ * that took it would spin on itself, which lockdep and the spinlock debug
+ * checks report as recursion (and which never returns).
+ */
+static void discovery_refused_check_lock_free(struct kunit *test)
+{
+	static const u32 refused[] = { FUSE_LOOKUP, FUSE_GETATTR };
+	static const u32 other[] = { FUSE_GETATTR, FUSE_GETATTR };
+	struct fk_ctx *ctx = fk_ctx_create(test, serve_refuse_lookup_combos);
+	bool refused_sent, other_sent;
+
+	send_lookup_getattr(test, ctx);
+	KUNIT_ASSERT_EQ(test, ctx->fc->compound_nr_refused, 1U);
+
+	spin_lock(&ctx->fc->ch.lock);
+	refused_sent = fuse_compound_available(ctx->fc, refused,
+					       ARRAY_SIZE(refused));
+	other_sent = fuse_compound_available(ctx->fc, other, ARRAY_SIZE(other));
+	spin_unlock(&ctx->fc->ch.lock);
+	KUNIT_EXPECT_FALSE(test, refused_sent);
+	KUNIT_EXPECT_TRUE(test, other_sent);
+}
+
+/*
  * The connection remembers FUSE_COMPOUND_REFUSED_MAX refused combinations;
  * one more is asked again each time, and still falls back correctly.
  */
@@ -302,6 +328,8 @@ static void discovery_compliant_server_one_round_trip(struct kunit *test)
  * An op marked skip_on_fallback (the best-effort GETATTR of the open user)
  * runs inside a compound, and is neither sent nor resolved when the
  * compound falls back: the stock kernel would not have sent it either.
+ * Its -EOPNOTSUPP is then the kernel's, and marked so (skipped), apart
+ * from a server's answer.
  */
 struct skip_case {
 	const char *name;
@@ -336,6 +364,8 @@ static void discovery_skip_on_fallback_op_only_in_compound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->errors[0], 0);
 	KUNIT_EXPECT_EQ(test, b->out[0].entry.nodeid, (u64)FK_CHILD_NODEID);
 	KUNIT_EXPECT_EQ(test, ctx->ncompounds, 1U);
+	KUNIT_EXPECT_FALSE(test, b->ops[0].skipped);
+	KUNIT_EXPECT_EQ(test, b->ops[1].skipped, !!c->compound_answer);
 	if (!c->compound_answer) {
 		KUNIT_EXPECT_EQ(test, b->errors[1], 0);
 		KUNIT_EXPECT_EQ(test, b->out[1].attr.attr.ino,
@@ -364,6 +394,7 @@ static struct kunit_case compound_discovery_cases[] = {
 	KUNIT_CASE(discovery_malformed_reply_leaves_state_unknown),
 	KUNIT_CASE(discovery_eopnotsupp_remembered_per_combination),
 	KUNIT_CASE(discovery_refusals_beyond_the_table_are_asked_again),
+	KUNIT_CASE(discovery_refused_check_lock_free),
 	KUNIT_CASE(discovery_compliant_server_one_round_trip),
 	KUNIT_CASE_PARAM(discovery_skip_on_fallback_op_only_in_compound,
 			 skip_case_gen_params),

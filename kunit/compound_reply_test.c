@@ -33,6 +33,7 @@ struct fr_case {
 	size_t cut;		/* nonzero: the reply ends after this many bytes */
 	size_t trailing;	/* bytes appended after the last subreply */
 	u64 reserved[2];	/* fuse_compound_out's reserved fields */
+	bool dep;		/* op 1 depends on op 0 (dep_index 0) */
 	/* expectations */
 	int ret;
 	int err0, err1;
@@ -131,6 +132,18 @@ static const struct fr_case fr_cases[] = {
 	  .reserved = { 1, 0 }, REJECT },
 	{ "compound_out_reserved: [1] set", 2, { OK0, OK1 },
 	  .reserved = { 0, 1ULL << 63 }, REJECT },
+	/*
+	 * rule 9, ok_after_failed_dep: a dependent op fails with its
+	 * dependency; one that says it ran is not read
+	 */
+	{ "ok_after_failed_dep: the dependent says it ran", 2,
+	  { { 0, -ENOENT, OH, 0 }, OK1 }, .dep = true,
+	  .ret = -EIO, .err0 = -ENOENT, .err1 = -EIO },
+	{ "ok_after_failed_dep: the dependent fails with it", 2,
+	  { { 0, -ENOENT, OH, 0 }, { 1, -ENOENT, OH, 0 } }, .dep = true,
+	  .err0 = -ENOENT, .err1 = -ENOENT },
+	{ "ok_after_failed_dep: the dependency ran", 2, { OK0, OK1 },
+	  .dep = true, .var_size = P1_VAR },
 };
 
 static void fr_case_desc(const struct fr_case *c, char *desc)
@@ -179,6 +192,8 @@ static void compound_reply_validated(struct kunit *test)
 	int ret;
 
 	ctx->priv = (void *)c;
+	if (c->dep)
+		ops[1].dep_index = 0;
 	a0.opcode = FUSE_GETATTR;
 	a0.nodeid = 2;
 	a0.out_numargs = 1;

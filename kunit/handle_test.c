@@ -58,9 +58,29 @@ static void handle_check_accepts_only_sizes_the_reply_holds(struct kunit *test)
 			c->expected);
 }
 
+/*
+ * handles_need_transport: FUSE_HAS_LOOKUP_HANDLE is offered at INIT only
+ * where compounds can be sent.  A transport that cannot carry them sets
+ * no_compound before INIT (virtio_fs); its server, offered the flag, would
+ * believe handles in use while every lookup stays classic.
+ */
+static void handle_offered_only_where_compounds_go(struct kunit *test)
+{
+	struct fk_ctx *ctx = fk_ctx_create(test, fk_serve_compliant);
+	u64 with, without;
+
+	with = fuse_init_flags(ctx->fc);
+	ctx->fc->no_compound = true;
+	without = fuse_init_flags(ctx->fc);
+	KUNIT_EXPECT_TRUE(test, with & FUSE_HAS_LOOKUP_HANDLE);
+	/* that flag alone */
+	KUNIT_EXPECT_EQ(test, with ^ without, FUSE_HAS_LOOKUP_HANDLE);
+}
+
 static struct kunit_case handle_check_test_cases[] = {
 	KUNIT_CASE_PARAM(handle_check_accepts_only_sizes_the_reply_holds,
 			 handle_check_gen_params),
+	KUNIT_CASE(handle_offered_only_where_compounds_go),
 	{}
 };
 

@@ -40,6 +40,7 @@ struct inflight {
 	uint32_t size;		/* READDIRPLUS: the size asked */
 	unsigned int nsub;	/* COMPOUND: its subrequests' opcodes */
 	uint32_t subop[FUSE_COMPOUND_MAX_OPS];
+	uint8_t subdep[FUSE_COMPOUND_MAX_OPS];	/* and their dep_index */
 };
 
 /*
@@ -215,6 +216,8 @@ void srv_took(struct srv_log *log, const void *req, size_t len)
 
 		if (sh->len < sizeof(*sh))
 			break;
+		q->subdep[q->nsub] =
+			((const struct fuse_compound_req_in *)p)->dep_index;
 		q->subop[q->nsub++] = sh->opcode;
 		p += sizeof(struct fuse_compound_req_in) + sh->len;
 	}
@@ -409,6 +412,7 @@ static int books_read(struct srv_log *log, const unsigned char *buf, size_t len,
 	const struct inflight *q;
 	const unsigned char *p;
 	struct outargs o;
+	int32_t suberr[FUSE_COMPOUND_MAX_OPS];
 	uint32_t left, i;
 
 	if (len < sizeof(oh))
@@ -462,11 +466,15 @@ static int books_read(struct srv_log *log, const unsigned char *buf, size_t len,
 		payload = so.len - sizeof(so);
 		if (payload > left)		/* rule 1, cut_in_payload */
 			return 1;
+		suberr[i] = so.error;
 		if (so.error) {			/* rules 5, 6 */
 			if (!error_valid(so.error) || payload)
 				return 1;
 			continue;
 		}
+		/* rule 9, ok_after_failed_dep */
+		if (q->subdep[i] < i && suberr[q->subdep[i]])
+			return 1;
 		if (!outargs_of(q->subop[i], 0, &o)) {
 			lost(&log->books_unknown_reply);
 			return -1;

@@ -625,7 +625,7 @@ static int do_op(struct srv *s, uint32_t opcode, uint64_t nodeid,
 
 	*out_len = 0;
 	if (opcode == s->cfg->unknown_opcode)
-		return -ENOSYS;
+		return s->cfg->unknown_error ? s->cfg->unknown_error : -ENOSYS;
 	if (!n)
 		return -ENOENT;	/* also nodeid 0: an unresolved dependency */
 

@@ -222,9 +222,11 @@ struct srv_config {
 	uint16_t max_handle_sz;
 	/*
 	 * An opcode this server does not know: answered ENOSYS, as a server
-	 * that predates it does (0: none)
+	 * that predates it does (0: none), or unknown_error when set (a
+	 * server that knows the request but does not serve it: -EOPNOTSUPP)
 	 */
 	uint32_t unknown_opcode;
+	int unknown_error;
 	/* FUSE_ALLOW_IDMAP at INIT (with default_permissions in mount_opts) */
 	bool allow_idmap;
 	/* more mount options, after the ones srv_mount() always gives */

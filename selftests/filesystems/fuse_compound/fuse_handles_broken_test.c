@@ -52,6 +52,7 @@ FIXTURE(broken) {
 FIXTURE_VARIANT(broken) {
 	enum action action;
 	uint32_t opcode;	/* the reply (or subreply) broken */
+	uint32_t also;		/* another subreply that gets @error too */
 	void (*edit)(void *payload, size_t *len);
 	uint32_t statx_mode;	/* a STATX (sub)reply's mode becomes this */
 	size_t trailing;	/* bytes after the compound whose first op
@@ -197,6 +198,16 @@ FIXTURE_VARIANT_ADD(broken, open_fails_on_create) {
 	.action = CREATE_OPEN, .opcode = FUSE_OPEN, .error = -EACCES,
 	.call_errno = EACCES, .made_stays = true,
 };
+/*
+ * ok_after_failed_dep: a subreply that says its op ran although the op it
+ * depends on failed ({MKOBJ_HANDLE: -EEXIST}{STATX: -EEXIST}{OPEN: 0}) is
+ * a malformed reply: refused from there on, its open handle not read, so
+ * no RELEASE (of nodeid 0, or of any); the lookup's STATX likewise
+ */
+BROKEN(ok_after_failed_dep_create, CREATE_OPEN, FUSE_MKOBJ_HANDLE,
+       .error = -EEXIST, .also = FUSE_STATX, .write_errno = EINVAL);
+BROKEN(ok_after_failed_dep_lookup, LOOKUP_NEW, FUSE_LOOKUP_HANDLE,
+       .error = -ENOENT, .write_errno = EINVAL);
 
 /* In the server: once the test says so, break the variant's (sub)reply */
 static void break_op(struct shared *sh, struct srv_reply *r,
@@ -207,11 +218,11 @@ static void break_op(struct shared *sh, struct srv_reply *r,
 	unsigned char payload[512];
 	size_t len = oh->len - sizeof(*oh);
 
-	if (op->opcode != v->opcode || oh->error || len > sizeof(payload) ||
-	    v->trailing)
+	if ((op->opcode != v->opcode && (!v->also || op->opcode != v->also)) ||
+	    oh->error || len > sizeof(payload) || v->trailing)
 		return;
 	memcpy(payload, oh + 1, len);
-	if (v->edit)
+	if (v->edit && op->opcode == v->opcode)
 		v->edit(payload, &len);
 	if (v->statx_mode)
 		((struct fuse_statx_out *)payload)->stat.mode = v->statx_mode;
@@ -947,6 +958,9 @@ TEST_F(partial_statx, partial_statx_falls_back_to_getattr)
  * flag but does not know the request: it answers ENOSYS (and the op that
  * depends on it fails with it).  The call that learned it succeeds by the
  * classic request, and the connection keeps to it.
+ * handle_eopnotsupp_remembered: so does a server that knows the request
+ * but does not serve it (EOPNOTSUPP): asked again on every lookup, it
+ * would cost a round trip more than stock each time.
  */
 FIXTURE(handle_op_enosys) {
 	struct mnt m;
@@ -954,6 +968,7 @@ FIXTURE(handle_op_enosys) {
 
 FIXTURE_VARIANT(handle_op_enosys) {
 	uint32_t opcode;	/* the server does not know it */
+	int error;		/* its answer: ENOSYS unless set */
 	uint32_t classic;	/* what the kernel sends instead */
 	enum action action;
 };
@@ -966,6 +981,14 @@ FIXTURE_VARIANT_ADD(handle_op_enosys, mkobj_handle_enosys) {
 	.opcode = FUSE_MKOBJ_HANDLE, .classic = FUSE_MKDIR,
 	.action = MAKE_DIR,
 };
+FIXTURE_VARIANT_ADD(handle_op_enosys, handle_eopnotsupp_remembered_lookup) {
+	.opcode = FUSE_LOOKUP_HANDLE, .error = -EOPNOTSUPP,
+	.classic = FUSE_LOOKUP, .action = LOOKUP_NEW,
+};
+FIXTURE_VARIANT_ADD(handle_op_enosys, handle_eopnotsupp_remembered_mkobj) {
+	.opcode = FUSE_MKOBJ_HANDLE, .error = -EOPNOTSUPP,
+	.classic = FUSE_MKDIR, .action = MAKE_DIR,
+};
 
 FIXTURE_SETUP(handle_op_enosys)
 {
@@ -974,6 +997,7 @@ FIXTURE_SETUP(handle_op_enosys)
 	cfg.statx = true;
 	cfg.max_handle_sz = 16;
 	cfg.unknown_opcode = variant->opcode;
+	cfg.unknown_error = variant->error;
 	ASSERT_EQ(0, mnt_start(&self->m, cfg));
 }
 

@@ -19,7 +19,8 @@
  *    to the mount's owner (user_id=1000 here), with their modes, and an
  *    owner without CAP_SYS_ADMIN is held to the module's limits;
  *  - killpriv: what the kernel tells a server that kills suid/sgid bits
- *    itself (FUSE_HANDLE_KILLPRIV_V2) about a caller without CAP_FSETID;
+ *    itself (FUSE_HANDLE_KILLPRIV_V2) about a caller without CAP_FSETID,
+ *    and how often it asks for that capability (killpriv_fsetid_once);
  *  - unmounted: /dev/fuse opened and never mounted is no device yet;
  *  - clone: FUSE_DEV_IOC_CLONE of what is not a mounted fuse device, or
  *    into a device that already serves a connection;
@@ -810,6 +811,155 @@ TEST_F(killpriv, the_server_is_told_to_kill_what_the_caller_may_not_keep)
 	ASSERT_EQ(0, as_who(&variant->who, do_kcall, &c));
 	EXPECT_EQ(1, kseen->requests);
 	EXPECT_EQ(variant->kill, kseen->kill);
+}
+
+/*
+ * --- killpriv_fsetid_once: how often a creation asks for CAP_FSETID ---
+ *
+ * An O_CREAT | O_TRUNC open without O_EXCL on a FUSE_HANDLE_KILLPRIV_V2
+ * mount asks capable(CAP_FSETID) once, in fuse_create_open(), whoever
+ * asks: each check is an LSM hook call, and for a caller without the
+ * capability a denial that an auditing LSM records.  Counted by a kprobe
+ * event on cap_capable() for CAP_FSETID between two marks in the trace,
+ * around the child that makes the call.
+ */
+#define TRACING		"/sys/kernel/tracing"
+#define FSETID_EVENT	TRACING "/events/fusegate/fsetid"
+
+FIXTURE(killpriv_fsetid) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(killpriv_fsetid) {
+	bool v2;		/* INIT: FUSE_HANDLE_KILLPRIV_V2 */
+	bool handles;		/* the server offers file handles */
+	struct who who;
+	int oflags;		/* with O_CREAT | O_WRONLY */
+	int checks;		/* capable(CAP_FSETID) calls of the open */
+};
+
+FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_once) {
+	.v2 = true, .who = NO_FSETID, .oflags = O_TRUNC, .checks = 1,
+};
+FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_once_with_it) {
+	.v2 = true, .who = ROOT, .oflags = O_TRUNC, .checks = 1,
+};
+FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_once_with_handles) {
+	.v2 = true, .handles = true, .who = ROOT, .oflags = O_TRUNC,
+	.checks = 1,
+};
+FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_none_for_o_excl) {
+	.v2 = true, .who = NO_FSETID, .oflags = O_TRUNC | O_EXCL, .checks = 0,
+};
+FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_none_without_v2) {
+	.v2 = false, .who = NO_FSETID, .oflags = O_TRUNC, .checks = 0,
+};
+
+static void edit_killpriv_v2(const struct srv_config *cfg,
+			     const struct fuse_in_header *req,
+			     struct srv_reply *r)
+{
+	struct fuse_out_header *oh = (void *)r->buf;
+
+	if (req->opcode == FUSE_INIT && cfg->edit_arg)
+		((struct fuse_init_out *)(oh + 1))->flags |= HANDLE_KILLPRIV_V2;
+}
+
+static int append_file(const char *file, const char *s)
+{
+	int fd = open(file, O_WRONLY | O_APPEND), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, s, strlen(s)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* The event fusegate/fsetid: cap_capable() asked for CAP_FSETID */
+static int fsetid_event_on(void)
+{
+	int ret;
+
+	if (access(TRACING "/kprobe_events", W_OK) &&
+	    mount("tracefs", TRACING, "tracefs", 0, NULL))
+		return -errno;
+	if (access(FSETID_EVENT, F_OK)) {
+		ret = append_file(TRACING "/kprobe_events",
+				  "p:fusegate/fsetid cap_capable cap=$arg3:s32\n");
+		if (ret)
+			return ret;
+	}
+	ret = write_file(FSETID_EVENT "/filter", "cap == 4");	/* CAP_FSETID */
+	if (!ret)
+		ret = write_file(FSETID_EVENT "/enable", "1");
+	if (!ret)
+		ret = write_file(TRACING "/tracing_on", "1");
+	if (!ret) {
+		/* an empty buffer: opened with O_TRUNC */
+		int fd = open(TRACING "/trace", O_WRONLY | O_TRUNC);
+
+		ret = fd < 0 ? -errno : close(fd);
+	}
+	return ret;
+}
+
+/* The events between the marks "fsetid-begin" and "fsetid-end"; -1: no marks */
+static int fsetid_events(void)
+{
+	FILE *f = fopen(TRACING "/trace", "r");
+	char line[512];
+	int n = -1;
+	bool in = false;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "tracing_mark_write: fsetid-begin")) {
+			in = true;
+			n = 0;
+		} else if (strstr(line, "tracing_mark_write: fsetid-end")) {
+			in = false;
+			break;
+		} else if (in && strstr(line, " fsetid: (")) {
+			n++;
+		}
+	}
+	fclose(f);
+	return in ? -1 : n;
+}
+
+FIXTURE_SETUP(killpriv_fsetid)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	cfg.edit_reply = edit_killpriv_v2;
+	cfg.edit_arg = variant->v2;
+	if (variant->handles) {
+		cfg.statx = true;
+		cfg.max_handle_sz = 16;
+	}
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+	ASSERT_EQ(0, fsetid_event_on());
+}
+
+FIXTURE_TEARDOWN(killpriv_fsetid)
+{
+	write_file(FSETID_EVENT "/enable", "0");
+	mnt_stop(_metadata, &self->m);
+}
+
+TEST_F(killpriv_fsetid, the_creation_asks_cap_fsetid_as_stock_does)
+{
+	struct kill_ctx c = { &self->m, K_CREATE, variant->oflags };
+	struct stat st;
+
+	/* the directory looked up first: the count is the creation's */
+	ASSERT_EQ(0, stat(self->m.dir, &st));
+	ASSERT_EQ(0, write_file(TRACING "/trace_marker", "fsetid-begin"));
+	ASSERT_EQ(0, as_who(&variant->who, do_kcall, &c));
+	ASSERT_EQ(0, write_file(TRACING "/trace_marker", "fsetid-end"));
+	EXPECT_EQ(variant->checks, fsetid_events());
 }
 
 /* --- /dev/fuse opened and never mounted: fuse_get_dev() is NULL --- */
