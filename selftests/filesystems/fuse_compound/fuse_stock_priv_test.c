@@ -821,7 +821,10 @@ TEST_F(killpriv, the_server_is_told_to_kill_what_the_caller_may_not_keep)
  * asks: each check is an LSM hook call, and for a caller without the
  * capability a denial that an auditing LSM records.  Counted by a kprobe
  * event on cap_capable() for CAP_FSETID between two marks in the trace,
- * around the child that makes the call.
+ * around the child that makes the call.  A creation that goes by file
+ * handle (MKOBJ_HANDLE + STATX + OPEN) asks it twice: once to choose it
+ * over CREATE, once for the OPEN's FUSE_OPEN_KILL_SUIDGID, as an open of
+ * an existing file does.
  */
 #define TRACING		"/sys/kernel/tracing"
 #define FSETID_EVENT	TRACING "/events/fusegate/fsetid"
@@ -836,6 +839,7 @@ FIXTURE_VARIANT(killpriv_fsetid) {
 	struct who who;
 	int oflags;		/* with O_CREAT | O_WRONLY */
 	int checks;		/* capable(CAP_FSETID) calls of the open */
+	int checks_by_handle;	/* ... where it went by MKOBJ_HANDLE */
 };
 
 FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_once) {
@@ -844,9 +848,9 @@ FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_once) {
 FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_once_with_it) {
 	.v2 = true, .who = ROOT, .oflags = O_TRUNC, .checks = 1,
 };
-FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_once_with_handles) {
+FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_with_handles) {
 	.v2 = true, .handles = true, .who = ROOT, .oflags = O_TRUNC,
-	.checks = 1,
+	.checks = 1, .checks_by_handle = 2,
 };
 FIXTURE_VARIANT_ADD(killpriv_fsetid, killpriv_fsetid_none_for_o_excl) {
 	.v2 = true, .who = NO_FSETID, .oflags = O_TRUNC | O_EXCL, .checks = 0,
@@ -952,14 +956,18 @@ FIXTURE_TEARDOWN(killpriv_fsetid)
 TEST_F(killpriv_fsetid, the_creation_asks_cap_fsetid_as_stock_does)
 {
 	struct kill_ctx c = { &self->m, K_CREATE, variant->oflags };
+	unsigned int from;
 	struct stat st;
 
 	/* the directory looked up first: the count is the creation's */
 	ASSERT_EQ(0, stat(self->m.dir, &st));
+	from = nreq(&self->m);
 	ASSERT_EQ(0, write_file(TRACING "/trace_marker", "fsetid-begin"));
 	ASSERT_EQ(0, as_who(&variant->who, do_kcall, &c));
 	ASSERT_EQ(0, write_file(TRACING "/trace_marker", "fsetid-end"));
-	EXPECT_EQ(variant->checks, fsetid_events());
+	EXPECT_EQ(ops_since(&self->m, from, FUSE_MKOBJ_HANDLE) ?
+		  variant->checks_by_handle : variant->checks,
+		  fsetid_events());
 }
 
 /* --- /dev/fuse opened and never mounted: fuse_get_dev() is NULL --- */
