@@ -233,12 +233,14 @@ guest|kunit|selftests) ;;
 esac
 
 # the selftest programs that can tell: the stock checks' for the stock
-# set, all the others (and KUnit) for the series
+# set, all the others (and KUnit) for the series, and of the stock checks
+# the privileges' (killpriv_fsetid_once is counted there)
 programs=()
 for f in "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/*_test.c; do
 	f=$(basename "$f" .c)
 	case "$set_name:$f" in
-	stock:fuse_stock_*|series:fuse_[!s]*|series:fuse_s[!t]*) programs+=(--only "$f") ;;
+	stock:fuse_stock_*|series:fuse_[!s]*|series:fuse_s[!t]*|series:fuse_stock_priv_test)
+		programs+=(--only "$f") ;;
 	esac
 done
 EQUIVALENT=()
