@@ -14,7 +14,8 @@ the tag fusegate-base, which scripts/prepare-tree.sh sets) to
 kernel-patches/ as a 'git format-patch --cover-letter' series, with a
 'series' file giving the order.  The subject and text of the current
 cover letter are carried over; the KUnit files of the series are checked
-against kunit/ (the copy in the repository is the one that is edited).
+against kunit/ (the copy in the repository is the one that is edited)
+when the series carries them.
 
 Options:
   -o DIR       write to DIR instead of kernel-patches/
@@ -37,11 +38,15 @@ base=${2:-fusegate-base}
 git -C "$tree" rev-parse -q --verify "$base" >/dev/null ||
 	die_usage "$base is not a revision of $tree"
 
-# The KUnit files in the series must be those of kunit/
-for f in "$FUSEGATE_ROOT"/kunit/* "$FUSEGATE_ROOT"/kunit/.kunitconfig; do
-	t="$tree/fs/fuse/tests/$(basename "$f")"
-	cmp -s "$f" "$t" || die_usage "$t differs from kunit/$(basename "$f"): copy kunit/ into the tree and amend first"
-done
+# The KUnit files in a series that carries them must be those of kunit/
+# (the transport/fs split, kernel-patches/split/, carries none)
+if [ -d "$tree/fs/fuse/tests" ]; then
+	for f in "$FUSEGATE_ROOT"/kunit/* "$FUSEGATE_ROOT"/kunit/.kunitconfig; do
+		t="$tree/fs/fuse/tests/$(basename "$f")"
+		cmp -s "$f" "$t" || die_usage "$t differs from kunit/$(basename "$f"): copy kunit/ into the tree and amend first"
+	done
+fi
+mkdir -p "$out"
 
 old_cover="$out/0000-cover-letter.patch"
 tmp=$(mktemp -d)

@@ -42,6 +42,10 @@ Options:
   --generated  the generated set (see above)
   --sample N   with --generated: run N mutants drawn at random (default 20)
   --seed S     the draw's seed (default 1): the same seed, the same mutants
+  --series PATH  with --generated: mutants of this series (a directory of
+               patches, as ./fusegate gate takes it; e.g.
+               kernel-patches/split) instead of kernel-patches/, in tree
+               'mutgen-NAME' (NAME: the directory's name)
   --batch N    apply up to N mutants at once (those whose substitutions
                still apply), run once, and count each caught when a test
                named after it failed: for the stock set, whose tests are
@@ -204,9 +208,11 @@ generated=0
 sample=20
 seed=1
 selected=()
+series=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--list) list=1; shift ;;
+	--series) [ $# -ge 2 ] || die_usage "--series needs a path"; series=$2; shift 2 ;;
 	--raw-list) list=raw; shift ;;
 	--stock) set_name=stock; shift ;;
 	--generated) generated=1; shift ;;
@@ -244,11 +250,21 @@ for f in "$FUSEGATE_ROOT"/selftests/filesystems/fuse_compound/*_test.c; do
 	esac
 done
 EQUIVALENT=()
+[ -z "$series" ] || [ "$generated" = 1 ] ||
+	die_usage "--series needs --generated: the hand-written mutants are of kernel-patches/"
 if [ "$generated" = 1 ]; then
 	# every program and KUnit: a generated mutant may be anyone's
 	programs=()
-	tree_name=mutgen-$set_name
-	if [ "$set_name" = stock ]; then prep=(--baseline --name "$tree_name"); else prep=(--name "$tree_name"); fi
+	if [ -n "$series" ]; then
+		[ "$set_name" = series ] || die_usage "--series and --stock: the stock set has no series"
+		[ -e "$series" ] || die_usage "--series: no such series: $series"
+		set_name=$(basename "$(realpath "$series")")
+		tree_name=mutgen-$set_name
+		prep=(--name "$tree_name" --series "$series")
+	else
+		tree_name=mutgen-$set_name
+		if [ "$set_name" = stock ]; then prep=(--baseline --name "$tree_name"); else prep=(--name "$tree_name"); fi
+	fi
 	# the mutants are read off the prepared tree, in main()
 	MUTANTS=()
 	set_name=gen-$set_name

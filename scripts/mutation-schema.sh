@@ -27,6 +27,10 @@ Mutants (default: --generated of the series):
                --stock: its stock set)
   --stock      of stock 6.12 (tree 'mutschema-stock'); else of the series
                (tree 'mutschema-series', kernel-patches/ applied)
+  --series PATH  with --generated: mutants of this series (a directory of
+               patches, e.g. kernel-patches/split) instead of
+               kernel-patches/, in tree 'mutschema-NAME' (NAME: the
+               directory's name)
   --sample N   with --generated: N mutants drawn at random (default 40)
   --seed S     the draw's seed (default 1): the same seed, the same mutants
   --shard K/N  only part K of N of the mutants (deterministic: every N-th),
@@ -83,12 +87,14 @@ idle=240
 whole=1
 resume=0
 budget=60
+series=
 while [ $# -gt 0 ]; do
 	take_build_option "$@" && { shift "$TAKEN"; continue; }
 	case "$1" in
 	--generated) set_kind=generated; shift ;;
 	--hand) set_kind=hand; shift ;;
 	--stock) stock=1; shift ;;
+	--series) [ $# -ge 2 ] || die_usage "--series needs a path"; series=$2; shift 2 ;;
 	--sample) [ $# -ge 2 ] || die_usage "--sample needs a number"; sample=$2; shift 2 ;;
 	--seed) [ $# -ge 2 ] || die_usage "--seed needs a number"; seed=$2; shift 2 ;;
 	--shard) [ $# -ge 2 ] || die_usage "--shard needs K/N"; shard=$2; shift 2 ;;
@@ -138,6 +144,16 @@ set_name=$([ "$stock" = 1 ] && echo stock || echo series)
 tree_name=mutschema-$set_name
 # shellcheck disable=SC2034 # acquire_tree (scripts/lib.sh) reads it
 if [ "$stock" = 1 ]; then prep_args=(--baseline --name "$tree_name"); else prep_args=(--name "$tree_name"); fi
+if [ -n "$series" ]; then
+	[ "$stock" = 0 ] || die_usage "--series and --stock: the stock set has no series"
+	[ "$set_kind" = generated ] ||
+		die_usage "--series needs --generated: the hand-written mutants are of kernel-patches/"
+	[ -e "$series" ] || die_usage "--series: no such series: $series"
+	set_name=$(basename "$(realpath "$series")")
+	tree_name=mutschema-$set_name
+	# shellcheck disable=SC2034 # acquire_tree (scripts/lib.sh) reads it
+	prep_args=(--name "$tree_name" --series "$series")
+fi
 [ "$results" != "$FUSEGATE_ROOT/results/mutschema" ] ||
 	results="$FUSEGATE_ROOT/results/mutschema-$set_kind-$set_name${shard:+-${shard/\//of}}"
 
