@@ -10,7 +10,9 @@
  *    FUSE_EXPORT_SUPPORT (or said FUSE_NO_EXPORT_SUPPORT), and handles
  *    that no server made (open_by_handle_at() of a crafted handle);
  *  - poll_notify: FUSE_POLL_SCHEDULE_NOTIFY, and the NOTIFY_POLL that
- *    wakes a waiting poll(2).
+ *    wakes a waiting poll(2);
+ *  - abort_wakes_pollers: an abort wakes a poll(2) that waits for the
+ *    server's notification, which then sees POLLERR.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../../kselftest_harness.h"
@@ -413,6 +416,132 @@ TEST_F(poll_notify, a_waiting_poll_is_woken_by_the_server)
 	EXPECT_EQ(variant->schedule, !!(pseen->flags[0] & FUSE_POLL_SCHEDULE_NOTIFY));
 	EXPECT_NE(0, pseen->kh);
 	EXPECT_EQ(0, pseen->notify_errno);
+	close(fd);
+}
+
+/*
+ * --- abort_wakes_pollers: a poll(2) that waits when the connection is
+ * aborted is woken ---
+ *
+ * Without it the poll would wait for a notification no server can send.
+ * The abort wakes the connection's polled files under the channel's lock,
+ * taking the connection's lock (which guards the tree of polled files)
+ * inside it; the poll that put the file in the tree took the connection's
+ * lock alone.  Both run here, so lockdep (in the guest's config) sees the
+ * order of the two locks as every kernel that splits them takes them.
+ */
+static void edit_poll_never_ready(const struct srv_config *cfg,
+				  const struct fuse_in_header *req,
+				  struct srv_reply *r)
+{
+	struct {
+		struct fuse_out_header oh;
+		struct fuse_poll_out out;
+	} msg = { { sizeof(msg), 0, req->unique }, { 0 } };
+
+	if (req->opcode != FUSE_POLL)
+		return;
+	srv_write_raw(r, &msg, sizeof(msg));	/* nothing ready, ever */
+	r->drop = true;
+}
+
+FIXTURE(abort_wakes_pollers) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(abort_wakes_pollers) {
+	bool fusectl;		/* abort through the control filesystem */
+};
+
+/* abort-wakes-pollers: the server dies, and its device is the last one */
+FIXTURE_VARIANT_ADD(abort_wakes_pollers, abort_wakes_pollers) { .fusectl = false };
+/* ... or the connection is aborted through fusectl, the server alive */
+FIXTURE_VARIANT_ADD(abort_wakes_pollers, abort_wakes_pollers_through_fusectl) {
+	.fusectl = true,
+};
+
+FIXTURE_SETUP(abort_wakes_pollers)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	cfg.edit_reply = edit_poll_never_ready;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(abort_wakes_pollers)
+{
+	mnt_stop(_metadata, &self->m);
+}
+
+/* The server's first POLL record, once its reply has been written */
+static const struct srv_record *poll_answered(struct mnt *m)
+{
+	unsigned int i;
+
+	for (;;) {
+		for (i = 0; i < nreq(m); i++)
+			if (m->log->rec[i].opcode == FUSE_POLL &&
+			    __atomic_load_n(&m->log->rec[i].replied, __ATOMIC_ACQUIRE))
+				return &m->log->rec[i];
+		if (!next_event(m))
+			return NULL;
+	}
+}
+
+TEST_F(abort_wakes_pollers, a_waiting_poll_is_woken_by_the_abort)
+{
+	struct { int ret; short revents; } got = { -1, 0 };
+	int fd = open(path(&self->m, "file"), O_RDONLY);
+	int res[2], st;
+	pid_t poller;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(res));
+	poller = fork();
+	ASSERT_LE(0, poller);
+	if (!poller) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		got.ret = poll(&p, 1, -1);
+		got.revents = p.revents;
+		_exit(write(res[1], &got, sizeof(got)) == sizeof(got) ? 0 : 1);
+	}
+	close(res[1]);
+	/*
+	 * The POLL was sent after the poller joined the file's wait queue,
+	 * and answered "nothing ready": from here the poller waits, or is
+	 * about to, and only a wake-up ends its poll(2)
+	 */
+	ASSERT_NE(NULL, poll_answered(&self->m));
+	books_not_checked(&self->m, "the connection is aborted: the kernel gives nothing back after it");
+	if (variant->fusectl) {
+		char abort_path[64];
+		struct stat st;
+		int afd;
+
+		ASSERT_EQ(0, stat(self->m.dir, &st));
+		snprintf(abort_path, sizeof(abort_path),
+			 "/sys/fs/fuse/connections/%u/abort", minor(st.st_dev));
+		afd = open(abort_path, O_WRONLY);
+		ASSERT_LE(0, afd) TH_LOG("%s: %s", abort_path, strerror(errno));
+		ASSERT_EQ(1, write(afd, "1", 1));
+		close(afd);
+	} else {
+		/* the server dies, and with it the connection's last device */
+		ASSERT_EQ(0, kill(self->m.server, SIGKILL));
+		ASSERT_EQ(self->m.server, waitpid(self->m.server, NULL, 0));
+		self->m.server = 0;
+	}
+	/* a bound for a kernel that never wakes it: a failure, not a wait */
+	if (poll(&(struct pollfd){ .fd = res[0], .events = POLLIN }, 1, 20000) != 1)
+		kill(poller, SIGKILL);
+	ASSERT_EQ(sizeof(got), read(res[0], &got, sizeof(got)))
+		TH_LOG("the poller's poll(2) did not return in 20 s after the abort");
+	ASSERT_EQ(poller, waitpid(poller, &st, 0));
+	EXPECT_EQ(1, got.ret);
+	EXPECT_TRUE(got.revents & POLLERR)
+		TH_LOG("revents 0x%x", got.revents);
+	close(res[0]);
 	close(fd);
 }
 
