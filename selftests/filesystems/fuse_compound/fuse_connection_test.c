@@ -142,7 +142,6 @@ TEST_F(stalled, signal_sends_interrupt_naming_the_outer_unique)
 	const struct srv_record *c;
 	unsigned int i, interrupts;
 	struct stat st;
-	char abort_path[64];
 	pid_t client;
 	int status, fd;
 
@@ -188,12 +187,8 @@ TEST_F(stalled, signal_sends_interrupt_naming_the_outer_unique)
 	} else {
 		/* no answer will come: only an abort ends the call */
 		books_not_checked(&self->m, "the connection is aborted: the kernel gives nothing back after it");
-		snprintf(abort_path, sizeof(abort_path),
-			 "/sys/fs/fuse/connections/%u/abort", minor(st.st_dev));
-		fd = open(abort_path, O_WRONLY);
-		ASSERT_LE(0, fd) TH_LOG("%s: %s", abort_path, strerror(errno));
-		ASSERT_EQ(1, write(fd, "1", 1));
-		close(fd);
+		ASSERT_EQ(0, fusectl_abort(minor(st.st_dev)))
+			TH_LOG("fusectl abort: %s", strerror(errno));
 	}
 	ASSERT_EQ(client, waitpid(client, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));

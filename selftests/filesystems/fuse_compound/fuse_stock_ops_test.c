@@ -515,17 +515,11 @@ TEST_F(abort_wakes_pollers, a_waiting_poll_is_woken_by_the_abort)
 	ASSERT_NE(NULL, poll_answered(&self->m));
 	books_not_checked(&self->m, "the connection is aborted: the kernel gives nothing back after it");
 	if (variant->fusectl) {
-		char abort_path[64];
 		struct stat st;
-		int afd;
 
 		ASSERT_EQ(0, stat(self->m.dir, &st));
-		snprintf(abort_path, sizeof(abort_path),
-			 "/sys/fs/fuse/connections/%u/abort", minor(st.st_dev));
-		afd = open(abort_path, O_WRONLY);
-		ASSERT_LE(0, afd) TH_LOG("%s: %s", abort_path, strerror(errno));
-		ASSERT_EQ(1, write(afd, "1", 1));
-		close(afd);
+		ASSERT_EQ(0, fusectl_abort(minor(st.st_dev)))
+			TH_LOG("fusectl abort: %s", strerror(errno));
 	} else {
 		/* the server dies, and with it the connection's last device */
 		ASSERT_EQ(0, kill(self->m.server, SIGKILL));

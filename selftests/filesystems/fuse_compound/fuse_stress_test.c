@@ -429,8 +429,6 @@ static void shake(struct __test_metadata *_metadata, FIXTURE_DATA(stress) *self,
 		  enum shake_kind kind, struct worker *w, uint64_t unique)
 {
 	unsigned int i;
-	char name[64];
-	int fd;
 
 	switch (kind) {
 	case SHAKE_SIGNAL:
@@ -453,12 +451,8 @@ static void shake(struct __test_metadata *_metadata, FIXTURE_DATA(stress) *self,
 		}
 	case SHAKE_ABORT:
 		books_not_checked(&self->m, "the connection is aborted: the kernel gives nothing back after it");
-		snprintf(name, sizeof(name), "/sys/fs/fuse/connections/%u/abort",
-			 self->conn);
-		fd = open(name, O_WRONLY);
-		ASSERT_LE(0, fd) TH_LOG("%s: %s", name, strerror(errno));
-		ASSERT_EQ(1, write(fd, "1", 1));
-		close(fd);
+		ASSERT_EQ(0, fusectl_abort(self->conn))
+			TH_LOG("fusectl abort of connection %u: %s", self->conn, strerror(errno));
 		break;
 	case SHAKE_KILL:
 		books_not_checked(&self->m, "the server is killed: nobody to give back to");

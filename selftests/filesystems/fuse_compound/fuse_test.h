@@ -232,6 +232,25 @@ static inline const struct srv_record *raw_write_in_statfs(struct mnt *m)
 	return srv_log_find_raw(m->log, 0);
 }
 
+/*
+ * Abort connection @minor (the minor of its mounts' st_dev) through
+ * fusectl; 0, or -errno of the open or the write
+ */
+static inline int fusectl_abort(unsigned int minor)
+{
+	char name[64];
+	int fd, ret = 0;
+
+	snprintf(name, sizeof(name), "/sys/fs/fuse/connections/%u/abort", minor);
+	fd = open(name, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1", 1) != 1)
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
 /* Evict every unused dentry and inode; true when the kernel did */
 static inline bool drop_caches(void)
 {
