@@ -52,28 +52,6 @@ static inline void dump_log(struct __test_metadata *_metadata, struct mnt *m,
 	}
 }
 
-/*
- * The first record of @opcode on @nodeid (any, when ~0) since @from,
- * request or subrequest
- */
-static inline const struct srv_record *op_on(struct mnt *m, unsigned int from,
-				      uint32_t opcode, uint64_t nodeid)
-{
-	unsigned int i;
-
-	for (i = from; i < nreq(m); i++)
-		if (m->log->rec[i].opcode == opcode &&
-		    (nodeid == ~0ULL || m->log->rec[i].nodeid == nodeid))
-			return &m->log->rec[i];
-	return NULL;
-}
-
-static inline const struct srv_record *first_op(struct mnt *m, unsigned int from,
-					 uint32_t opcode)
-{
-	return op_on(m, from, opcode, ~0ULL);
-}
-
 /* The first compound since @from whose first op is @opcode, or NULL */
 static inline const struct srv_record *compound_of(struct mnt *m, unsigned int from,
 					    uint32_t opcode)
@@ -86,15 +64,6 @@ static inline const struct srv_record *compound_of(struct mnt *m, unsigned int f
 		    m->log->rec[i + 1].opcode == opcode)
 			return &m->log->rec[i];
 	return NULL;
-}
-
-/* Wait until the server has read a request of @opcode since @from */
-static inline bool wait_op(struct mnt *m, unsigned int from, uint32_t opcode)
-{
-	while (!first_op(m, from, opcode))
-		if (!next_event(m))
-			return false;
-	return true;
 }
 
 /*

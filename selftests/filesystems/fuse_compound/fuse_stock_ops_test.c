@@ -473,21 +473,6 @@ FIXTURE_TEARDOWN(abort_wakes_pollers)
 	mnt_stop(_metadata, &self->m);
 }
 
-/* The server's first POLL record, once its reply has been written */
-static const struct srv_record *poll_answered(struct mnt *m)
-{
-	unsigned int i;
-
-	for (;;) {
-		for (i = 0; i < nreq(m); i++)
-			if (m->log->rec[i].opcode == FUSE_POLL &&
-			    __atomic_load_n(&m->log->rec[i].replied, __ATOMIC_ACQUIRE))
-				return &m->log->rec[i];
-		if (!next_event(m))
-			return NULL;
-	}
-}
-
 TEST_F(abort_wakes_pollers, a_waiting_poll_is_woken_by_the_abort)
 {
 	struct { int ret; short revents; } got = { -1, 0 };
@@ -512,7 +497,8 @@ TEST_F(abort_wakes_pollers, a_waiting_poll_is_woken_by_the_abort)
 	 * and answered "nothing ready": from here the poller waits, or is
 	 * about to, and only a wake-up ends its poll(2)
 	 */
-	ASSERT_NE(NULL, poll_answered(&self->m));
+	ASSERT_TRUE(wait_op(&self->m, 0, FUSE_POLL));
+	ASSERT_TRUE(wait_replied(&self->m, first_op(&self->m, 0, FUSE_POLL)));
 	books_not_checked(&self->m, "the connection is aborted: the kernel gives nothing back after it");
 	if (variant->fusectl) {
 		struct stat st;

@@ -180,6 +180,37 @@ static inline unsigned int nreq(struct mnt *m)
 	return __atomic_load_n(&m->log->n, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * The first record of @opcode on @nodeid (any, when ~0) since @from,
+ * request or subrequest
+ */
+static inline const struct srv_record *op_on(struct mnt *m, unsigned int from,
+				      uint32_t opcode, uint64_t nodeid)
+{
+	unsigned int i;
+
+	for (i = from; i < nreq(m); i++)
+		if (m->log->rec[i].opcode == opcode &&
+		    (nodeid == ~0ULL || m->log->rec[i].nodeid == nodeid))
+			return &m->log->rec[i];
+	return NULL;
+}
+
+static inline const struct srv_record *first_op(struct mnt *m, unsigned int from,
+					 uint32_t opcode)
+{
+	return op_on(m, from, opcode, ~0ULL);
+}
+
+/* Wait until the server has read a request of @opcode since @from */
+static inline bool wait_op(struct mnt *m, unsigned int from, uint32_t opcode)
+{
+	while (!first_op(m, from, opcode))
+		if (!next_event(m))
+			return false;
+	return true;
+}
+
 /* Requests (not subrequests) logged since record @from */
 static inline unsigned int round_trips_since(struct mnt *m, unsigned int from)
 {
