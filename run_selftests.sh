@@ -141,6 +141,8 @@ write_guest_env() {
 		# default), all, 0 (none: the gate's fixtures that are not
 		# about them, for time) or their names
 		echo "export FUSEGATE_REAL_SERVERS=${FUSEGATE_REAL_SERVERS:-quick}"
+		# 1: the real servers are only probed (fuse_real_probe), not run
+		echo "export FUSEGATE_REAL_PROBE=${FUSEGATE_REAL_PROBE:-0}"
 		printf 'FUSEGATE_GUEST_CMD="/tests/run-tests %s"\n' "${test_args[*]:-}"
 	} > "$root/etc/fusegate.env"
 }
@@ -206,6 +208,10 @@ main() {
 	rm -rf "$stage"
 	mkdir -p "$stage/root/tests"
 	build_tests "$tree/$stage/root/tests"
+	# the real servers' request counts: kprobe events at this kernel's own
+	# offsets of struct fuse_req (nothing of the tree is patched)
+	log "request probes: $(python3 "$FUSEGATE_ROOT/scripts/request_probes.py" \
+		"$GUEST_BUILD_DIR" "$stage/root/tests/fuse_request_probes")"
 	write_guest_env "$stage/root" "$expect" "$handles"
 	guest_initramfs "$stage/root" "$stage/initramfs.cpio"
 	t_build=$(( $(now) - t0 ))

@@ -125,7 +125,15 @@ guest_real_servers() {
 		fi
 		[ "$bin" = "$out" ] || cp "$bin/examples/$e" "$out/examples/"
 	done
-	[ "$bin" = "$out" ] || cp "$bin/fuse_real_fhandle" "$out/"
+	[ "$bin" = "$out" ] || cp "$bin/fuse_real_fhandle" "$bin/fuse_real_probe" "$out/"
+	# the probe's stand-in for /dev/fuse and mount(2), preloaded into servers
+	local shim="$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/fuse_real_devshim.c"
+	if ! [ "$bin/fuse_real_devshim.so" -nt "$shim" ]; then
+		gcc -Wall -O2 -shared -fPIC -o "$bin/fuse_real_devshim.so" "$shim" -ldl \
+			>> "$build_log" 2>&1 ||
+			die_infra "fuse_real_devshim.so did not build (see $build_log)"
+	fi
+	[ "$bin" = "$out" ] || cp "$bin/fuse_real_devshim.so" "$out/"
 	# fio's job table lives in SysV shared memory, which the guest has not
 	local shm="$FUSEGATE_ROOT/selftests/filesystems/fuse_compound/fuse_real_shm.c"
 	if ! [ "$bin/fuse_real_shm.so" -nt "$shm" ]; then

@@ -92,7 +92,7 @@ main() {
 	if [ ${#only[@]} -eq 0 ]; then
 		want_real=1
 	elif [ "$want_real" = 1 ]; then
-		progs+=("$root/tests/fuse_real_fhandle")
+		progs+=("$root/tests/fuse_real_fhandle" "$root/tests/fuse_real_probe")
 	fi
 	log "building the selftests ${only[*]:-(all)}"
 	guest_build_programs "$layout/filesystems/fuse_compound" "$root/tests" \

@@ -1,18 +1,48 @@
 #!/usr/bin/env python3
-"""The requests each real server got, by opcode, from the selftests' KTAP.
+"""The requests each real server got, by opcode and answer, and the rule.
 
-fuse_real_servers_test counts, for each (server, workload), the requests
-the kernel sent (tracepoint fuse:fuse_request_send) and the errors the
-server answered (fuse:fuse_request_end), and prints one line each:
+fuse_real_servers_test counts, for each (server, workload), every request
+the kernel ended, with the server's answer, and the FORGETs and
+INTERRUPTs it queued (kprobe events, scripts/request_probes.py), and
+prints one line each:
 
-  # fuse_requests: server=S workload=W total=N lost=0 ops=OP:N,... errors=OP:ERR:N,...
+  # fuse_requests: server=S workload=W total=N lost=0 ops=OP:N,... answers=OP:ERR:N,...
 
-  request_counts.py extract KTAP JSON    those lines -> requests.json
-  request_counts.py table BASE PATCHED   the two side by side, and the rule
-  request_counts.py answers PATCHED      what each server answered to the new opcodes
+  request_counts.py extract KTAP JSON       those lines -> requests.json
+  request_counts.py table BASE PATCHED      the two side by side, and the rule
+  request_counts.py rule BASE PATCHED       the rule alone; exit 1 when broken
+  request_counts.py answers PATCHED [--date D --kernel K --commit C]
+                                            what each server answered to the
+                                            series' new opcodes (README's table)
+  request_counts.py tolerances RUN.json...  what varies between runs of one
+                                            kernel, as request_tolerances.json
+  request_counts.py reference RUN.json [--probed PROBE_RUN.json] --date D --kernel K
+                            --commit C --command X
+                                            a run as the committed reference of
+                                            the README's table (with the servers'
+                                            packages and versions, from dpkg)
+  request_counts.py readme REF.json [README.md]
+                                            write the README's answers table
+  request_counts.py check-readme REF.json [README.md]
+                                            exit 1 when it differs
 
-requests.json = {"SERVER": {"WORKLOAD": {"total": N, "lost": bool,
-                 "ops": {"OPCODE": N}, "errors": {"OPCODE:ERR": N}}}}
+requests.json = {"probes": "end=... forget=... interrupt=..." or
+                 "unavailable: WHY",
+                 "probed": {"SERVER": {"init": E, "lookup_handle_flag": "0|1",
+                   "compound": E, "lookup_handle": E, "mkobj_handle": E}}
+                   (FUSEGATE_REAL_PROBE=1 only: fuse_real_probe's answers),
+                 "servers": {"SERVER": {"WORKLOAD": {"total": N, "lost": bool,
+                   "ops": {"OPCODE": N}, "answers": {"OPCODE": {"ERR": N}}}}}}
+
+The rule, per (server, workload) counted on the base: with the series,
+each opcode's count is at most the base's, and the requests that change
+the server's state or end an object's life (MUST_KEEP: FLUSH, FSYNC,
+RELEASE, FORGET, WRITE...) are not fewer either.  Exempt, each named in
+the row: the first refused FUSE_COMPOUND of a server (discovery); and the
+requests a compound (or LOOKUP_HANDLE, MKOBJ_HANDLE) the server answered
+replaced, one for one (REPLACES).  Where one kernel's counts vary from
+run to run, the spread measured by running the base several times
+(scripts/request_tolerances.json) is allowed, no more.
 """
 
 import json
@@ -20,11 +50,11 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bench'))
-from check_rules import real_server_rule  # noqa: E402
-
 LINE = re.compile(r'#\s*fuse_requests: server=(\S+) workload=(\S+) total=(\d+) lost=(\d+) '
-                  r'ops=(\S*) errors=(\S*)(?: ends=(\d+))?')
+                  r'ops=(\S*) answers=(\S*)')
+PROBES = re.compile(r'#\s*fuse_request_probes: (.*)$')
+# fuse_real_probe's line: what a server answered to the new opcodes sent on purpose
+PROBED = re.compile(r'#\s*fuse_probe: server=(\S+) (.*)$')
 
 # opcode names for the report (include/uapi/linux/fuse.h, and the series')
 OPCODES = {
@@ -46,29 +76,222 @@ def opname(op):
 
 
 def parse(lines):
-    out = {}
+    """{'probes': what the guest said of its probes (None: no line),
+    'servers': {SERVER: {WORKLOAD: counts}}} from a KTAP stream."""
+    out, probes, probed = {}, None, {}
     for line in lines:
+        m = PROBED.search(line)
+        if m:
+            server, rest = m.groups()
+            if rest.startswith('unprobed:'):
+                probed[server] = {'unprobed': rest[len('unprobed:'):].strip()}
+            else:
+                probed[server] = dict(kv.split('=', 1) for kv in rest.split())
+            continue
+        m = PROBES.search(line)
+        if m:
+            # the last word of a guest counts: 'unavailable: ...' after
+            # the plan line when the kernel refused a probe
+            if probes is None or m.group(1).startswith('unavailable'):
+                probes = m.group(1).strip()
+            continue
         m = LINE.search(line)
         if not m:
             continue
-        server, workload, total, lost, ops, errors, ends = m.groups()
+        server, workload, total, lost, ops, answers = m.groups()
+        ans = {}
+        for part in (p for p in answers.split(',') if p):
+            op, err, n = part.split(':')
+            ans.setdefault(op, {})[err] = int(n)
         out.setdefault(server, {})[workload] = {
             'total': int(total), 'lost': lost != '0',
-            # the requests whose end was traced too (None: not counted)
-            'ends': int(ends) if ends is not None else None,
             'ops': {o: int(n) for o, n in (p.split(':') for p in ops.split(',') if p)},
-            'errors': {p.rsplit(':', 1)[0]: int(p.rsplit(':', 1)[1])
-                       for p in errors.split(',') if p}}
-    return out
+            # every ended request's answer: 0 or the server's -errno
+            'answers': ans}
+    res = {'probes': probes, 'servers': out}
+    if probed:
+        res['probed'] = probed
+    return res
 
 
 def load(path):
+    """requests.json, or an empty count (no file: the program did not run)."""
     try:
         with open(path) as f:
-            return json.load(f)
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {'probes': None, 'servers': {}}
+    data.setdefault('probes', None)
+    data.setdefault('servers', {})
+    return data
+
+
+# --- the rule ------------------------------------------------------------------
+
+COMPOUND, LOOKUP_HANDLE, MKOBJ_HANDLE, STATX = '54', '55', '56', '52'
+OP = {name: str(n) for n, name in OPCODES.items()}
+# what one request of the series, answered with success, stands for: the
+# classic requests it replaces one for one (a compound of OPEN and
+# GETATTR; a lookup by handle; a creation by handle, with its STATX and
+# OPEN), and the requests that come with it (a handle reply carries no
+# attributes: its STATX)
+REPLACES = {
+    COMPOUND: ('OPEN', 'GETATTR', 'LOOKUP', 'CREATE', 'MKNOD', 'MKDIR', 'SYMLINK'),
+    LOOKUP_HANDLE: ('LOOKUP',),
+    MKOBJ_HANDLE: ('CREATE', 'MKNOD', 'MKDIR', 'SYMLINK'),
+}
+COMES_WITH = {LOOKUP_HANDLE: (STATX,), MKOBJ_HANDLE: (STATX,)}
+# at most this many classic requests for one replacing request (OPEN and
+# GETATTR for a compound of both)
+PARTS = 2
+# requests whose loss is a change of what the server sees, not a saving:
+# its data, its metadata, its locks, the end of an open or of an inode
+MUST_KEEP = tuple(OP[n] for n in (
+    'FLUSH', 'FSYNC', 'FSYNCDIR', 'RELEASE', 'RELEASEDIR', 'FORGET', 'BATCH_FORGET',
+    'WRITE', 'SETATTR', 'CREATE', 'MKNOD', 'MKDIR', 'SYMLINK', 'LINK', 'UNLINK', 'RMDIR',
+    'RENAME', 'RENAME2', 'SETXATTR', 'REMOVEXATTR', 'SETLK', 'SETLKW', 'FALLOCATE',
+    'COPY_FILE_RANGE', 'SYNCFS', 'INIT', 'DESTROY'))
+TOLERANCES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'request_tolerances.json')
+
+
+def load_tolerances(path=TOLERANCES):
+    """{(server, workload, opcode): spread} measured on one kernel."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
     except (OSError, ValueError):
         return {}
+    return {(s, w, o): n for s, ws in data.get('spread', {}).items()
+            for w, ops in ws.items() for o, n in ops.items()}
 
+
+def answered(c, op, ok=True):
+    """How many requests of op the server answered with success (ok) or
+    with an error (not ok)."""
+    a = c.get('answers', {}).get(op, {})
+    return sum(n for e, n in a.items() if (e == '0') == ok)
+
+
+def _judge(server, w, b, p, tol, discovery):
+    """(status, detail, discovery left) of one (server, workload)."""
+    changes, exempt = [], []
+    d = {o: p['ops'].get(o, 0) - b['ops'].get(o, 0)
+         for o in set(b['ops']) | set(p['ops'])}
+    d = {o: n for o, n in d.items() if n}
+    # the series' new requests that the server answered: what they replace
+    may_drop, may_add = {}, {}
+    for op, classic in REPLACES.items():
+        ok = answered(p, op) - answered(b, op)
+        if ok <= 0:
+            continue
+        dropped = sum(max(0, -d.get(OP[c], 0)) for c in classic)
+        may_add[op] = min(ok, dropped)
+        for c in classic:
+            may_drop[OP[c]] = may_drop.get(OP[c], 0) + PARTS * ok
+        for extra in COMES_WITH.get(op, ()):
+            may_add[extra] = may_add.get(extra, 0) + ok
+    # a server's first refused compound is its discovery
+    refused = answered(p, COMPOUND, ok=False) - answered(b, COMPOUND, ok=False)
+    probe = 0
+    if refused > 0 and discovery:
+        probe = 1
+        may_add[COMPOUND] = may_add.get(COMPOUND, 0) + 1
+        exempt.append('COMPOUND +1 refused (%s): discovery' % ', '.join(
+            errno_name(e) for e in sorted(p['answers'].get(COMPOUND, {})) if e != '0'))
+        discovery = False
+    for o in sorted(d, key=int):
+        n, t = d[o], tol.get((server, w, o), 0)
+        if n > 0:
+            free = may_add.get(o, 0)
+            replaced = min(n, free) - (probe if o == COMPOUND else 0)
+            if replaced > 0:
+                exempt.append('%s +%d: comes with or replaces classic requests'
+                              % (opname(o), replaced))
+            if n - free > t:
+                changes.append('%s +%d' % (opname(o), n) + (
+                    ' (%d allowed: %d exempt, a measured spread of %d)' % (free + t, free, t)
+                    if free + t else ''))
+            elif n > free:
+                exempt.append('%s +%d: within the spread measured on one kernel (%d)'
+                              % (opname(o), n - free, t))
+        else:
+            free = may_drop.get(o, 0)
+            if free:
+                exempt.append('%s %d: replaced' % (opname(o), max(n, -free)))
+            if o in MUST_KEEP and -n - free > t:
+                changes.append('%s %d (a dropped %s is a change of what the server sees)'
+                               % (opname(o), n, opname(o)))
+    detail = '; '.join(changes)
+    if exempt:
+        detail += ('; ' if detail else '') + 'exempt: ' + '; '.join(exempt)
+    return ('FAIL' if changes else 'PASS'), detail, discovery
+
+
+def real_server_rule(base, patched, tolerances=None):
+    """[{server, workload, status: PASS|FAIL, detail}] for every (server,
+    workload) counted on the base; base and patched are requests.json's
+    'servers'."""
+    tol = load_tolerances() if tolerances is None else tolerances
+    rows = []
+    for server in sorted(base):
+        discovery = True
+        refused_all = sum(answered(c, COMPOUND, ok=False) for c in patched.get(server, {}).values())
+        refused_all -= sum(answered(c, COMPOUND, ok=False) for c in base[server].values())
+        for w in sorted(base[server]):
+            b, p = base[server][w], patched.get(server, {}).get(w)
+            row = {'server': server, 'workload': w}
+            if p is None:
+                row.update(status='FAIL', detail='counted on the base, not with the series '
+                           '(the server\'s steps say why)')
+            else:
+                row['status'], row['detail'], discovery = _judge(server, w, b, p, tol,
+                                                                 discovery)
+            rows.append(row)
+        if refused_all > 1:
+            rows.append({'server': server, 'workload': 'all', 'status': 'FAIL',
+                         'detail': 'FUSE_COMPOUND refused %d times by this server: after '
+                         'the first refusal the kernel must not ask again' % refused_all})
+    return rows
+
+
+def unjudged(base, patched):
+    """Why the rule cannot judge (the gate's INFRA), or None; base and
+    patched are whole requests.json files."""
+    for role, c in (('base', base), ('series', patched)):
+        if c['probes'] and c['probes'].startswith('unavailable'):
+            return 'the %s\'s guest could not count requests: %s' % (role, c['probes'])
+        lost = sorted('%s.%s' % (s, w) for s, ws in c['servers'].items()
+                      for w, x in ws.items() if x['lost'])
+        if lost:
+            return ('the %s\'s trace buffer overflowed (events lost) in %s'
+                    % (role, ', '.join(lost)))
+    if base['servers'] and not patched['servers']:
+        return ('the series\' guest counted no requests where the base counted %d '
+                'server(s) (probes: %s)' % (len(base['servers']), patched['probes']))
+    if patched['servers'] and not base['servers']:
+        return ('the base\'s guest counted no requests where the series counted %d '
+                'server(s) (probes: %s)' % (len(patched['servers']), base['probes']))
+    return None
+
+
+def tolerances(runs):
+    """{'spread': {server: {workload: {opcode: max - min}}}} of several
+    runs of one kernel: only what varies."""
+    spread = {}
+    servers = set().union(*(r['servers'] for r in runs))
+    for s in sorted(servers):
+        for w in sorted(set().union(*(r['servers'].get(s, {}) for r in runs))):
+            cs = [r['servers'].get(s, {}).get(w) for r in runs]
+            if any(c is None for c in cs):
+                continue
+            for o in set().union(*(c['ops'] for c in cs)):
+                n = [c['ops'].get(o, 0) for c in cs]
+                if max(n) != min(n):
+                    spread.setdefault(s, {}).setdefault(w, {})[o] = max(n) - min(n)
+    return {'spread': spread}
+
+
+# --- reports -----------------------------------------------------------------------
 
 def diff_ops(b, p):
     """'OP +n, OP -n' of the opcodes whose counts differ."""
@@ -79,12 +302,15 @@ def diff_ops(b, p):
 
 
 def table(base, patched):
-    """Markdown lines: the counts side by side and the rule's verdict."""
+    """Markdown lines: the counts side by side and the rule's verdict
+    (base and patched: requests.json's 'servers')."""
     rules = {(r['server'], r['workload']): r for r in real_server_rule(base, patched)}
     md = ['| server | workload | base requests | with the series | by opcode | rule |',
           '|---|---|---|---|---|---|']
     for server in sorted(set(base) | set(patched)):
-        for w in sorted(set(base.get(server, {})) | set(patched.get(server, {}))):
+        ws = set(base.get(server, {})) | set(patched.get(server, {}))
+        ws |= {w for s, w in rules if s == server}
+        for w in sorted(ws):
             b = base.get(server, {}).get(w)
             p = patched.get(server, {}).get(w)
             r = rules.get((server, w), {})
@@ -95,31 +321,134 @@ def table(base, patched):
     return md
 
 
-def answers(patched):
-    """Markdown lines: per server, what the series kernel sent of its new
-    opcodes and what the server answered (the README's answers table)."""
-    md = ['| server | FUSE_COMPOUND (54) sent | answered | LOOKUP_HANDLE (55), '
-          'MKOBJ_HANDLE (56) sent |', '|---|---|---|---|']
-    for server in sorted(patched):
-        sent = {o: sum(c['ops'].get(o, 0) for c in patched[server].values())
-                for o in ('54', '55', '56')}
-        errs = {}
-        for c in patched[server].values():
-            for k, n in c['errors'].items():
-                op, err = k.split(':')
-                if op in ('54', '55', '56'):
-                    errs.setdefault(op, {}).setdefault(err, 0)
-                    errs[op][err] += n
-        ans = ', '.join('%s x%d' % (errno_name(e), n) for e, n in sorted(errs.get('54', {}).items()))
-        known = all(c.get('ends') is not None and c['ends'] >= c['total']
-                    for c in patched[server].values())
-        ok = sent['54'] - sum(errs.get('54', {}).values())
-        if ok and known:
-            ans = (ans + ', ' if ans else '') + 'success x%d' % ok
-        elif ok:
-            ans = (ans + ', ' if ans else '') + 'not traced x%d' % ok
-        md.append('| %s | %d | %s | %d, %d |' % (server, sent['54'], ans or '-', sent['55'],
-                                                 sent['56']))
+# each real server: its Debian package, and the implementation of the
+# protocol it speaks (with that package's version, in the reference)
+IMPLEMENTATIONS = {
+    'fuse_overlayfs': ('fuse-overlayfs', 'libfuse3-3'),
+    'bindfs': ('bindfs', 'libfuse2'),
+    'mergerfs': ('mergerfs', 'its own libfuse 2.9 fork'),
+    'unionfs': ('unionfs-fuse', 'libfuse2'),
+    'gocryptfs': ('gocryptfs', 'go-fuse (built in)'),
+    'rclone': ('rclone', 'bazil.org/fuse (built in)'),
+    'ntfs_3g': ('ntfs-3g', 'fuse-lite (built in)'),
+    'fuse2fs': ('fuse2fs', 'libfuse2'),
+    'squashfuse': ('squashfuse', 'libfuse3-3'),
+    'archivemount': ('archivemount', 'libfuse2'),
+    'sshfs': ('sshfs', 'libfuse3-3'),
+    'passthrough': ('libfuse3-dev', 'libfuse3-3'),
+    'passthrough_fh': ('libfuse3-dev', 'libfuse3-3'),
+    'notify_store_retrieve': ('libfuse3-dev', 'libfuse3-3'),
+    'notify_inval_inode': ('libfuse3-dev', 'libfuse3-3'),
+    'notify_inval_entry': ('libfuse3-dev', 'libfuse3-3'),
+    'invalidate_path': ('libfuse3-dev', 'libfuse3-3'),
+}
+
+
+def package_version(pkg):
+    import subprocess
+    r = subprocess.run(['dpkg-query', '-W', '-f', '${Version}', pkg],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None
+
+
+def reference(counts, probed, provenance):
+    """The committed reference of the README's answers table: the series'
+    run's requests.json, the probe run's answers, where and when they were
+    measured, and each server's package and protocol implementation with
+    their versions here."""
+    impl = {}
+    for server in set(counts['servers']) | set(probed.get('probed', {})):
+        pkg, lib = IMPLEMENTATIONS.get(server, (server, 'unknown'))
+        v = package_version(pkg)
+        libv = package_version(lib) if lib.startswith('libfuse') else None
+        name = 'libfuse %s' % libv.split('-')[0] if libv else lib
+        impl[server] = '%s %s, %s' % (pkg if pkg != 'libfuse3-dev' else 'libfuse example',
+                                      v or '?', name)
+    return {'provenance': provenance, 'implementations': impl,
+            'probes': counts['probes'], 'servers': counts['servers'],
+            'probed': probed.get('probed', {})}
+
+
+README_BEGIN = '<!-- answers: generated by scripts/request_counts.py readme; do not edit -->'
+README_END = '<!-- answers: end -->'
+
+
+def readme_block(ref):
+    return [README_BEGIN] + answers(ref, ref.get('provenance')) + [README_END]
+
+
+def update_readme(path, ref):
+    """README.md with its answers table replaced by the reference's."""
+    text = open(path).read()
+    a, b = text.index(README_BEGIN), text.index(README_END) + len(README_END)
+    return text[:a] + '\n'.join(readme_block(ref)) + text[b:]
+
+
+# the series' new opcodes, in the README's answers table
+NEW = (COMPOUND, LOOKUP_HANDLE, MKOBJ_HANDLE)
+
+
+def answer_text(hist):
+    """'ENOSYS (-38) x1, success x3' of an answer histogram."""
+    parts = ['%s x%d' % (errno_name(e), n) for e, n in
+             sorted(hist.items(), key=lambda x: int(x[0])) if e != '0']
+    if hist.get('0'):
+        parts.append('success x%d' % hist['0'])
+    return ', '.join(parts) or '-'
+
+
+def probe_text(v):
+    """A probed answer: 0, -errno, or a word of fuse_real_probe's."""
+    if v is None or v == '-':
+        return 'not asked'
+    if v == 'none':
+        return 'no answer in 10 s'
+    if v == 'closed':
+        return 'closed the connection'
+    if v == '0':
+        return 'success'
+    try:
+        return errno_name(v)
+    except ValueError:
+        return v
+
+
+def answers(ref, provenance=None):
+    """Markdown lines: per server, what the series' kernel sent it of
+    FUSE_COMPOUND in the measured run and what the server answered, and
+    what it answered to the new opcodes sent on purpose (fuse_real_probe)."""
+    md = []
+    if provenance:
+        md += ['Measured %s: %s.' % (provenance.get('date', '?'), '; '.join(
+            '%s: %s' % (k, v) for k, v in sorted(provenance.items()) if k != 'date')), '']
+    impl = ref.get('implementations', {})
+    probed = ref.get('probed', {})
+    md += ['| server | implementation | FUSE_COMPOUND (54) from the series\' kernel | '
+           'on purpose: FUSE_COMPOUND | LOOKUP_HANDLE (55) | MKOBJ_HANDLE (56) | '
+           'FUSE_HAS_LOOKUP_HANDLE at INIT |', '|---|---|---|---|---|---|---|']
+    for server in sorted(set(ref['servers']) | set(probed)):
+        if server in ref['servers']:
+            hist, sent = {}, 0
+            for c in ref['servers'][server].values():
+                sent += c['ops'].get(COMPOUND, 0)
+                for e, n in c.get('answers', {}).get(COMPOUND, {}).items():
+                    hist[e] = hist.get(e, 0) + n
+            kernel = 'not sent' if not sent else answer_text(hist)
+        else:
+            kernel = 'not run'
+        p = probed.get(server)
+        if p is None:
+            cells = ['not probed'] * 4
+        elif 'unprobed' in p:
+            cells = ['could not be probed: %s' % p['unprobed'].replace('|', '/')] + [''] * 3
+        elif p.get('init') != '0':
+            cells = ['INIT answered %s' % probe_text(p.get('init'))] + [''] * 3
+        else:
+            cells = [probe_text(p.get('compound')), probe_text(p.get('lookup_handle')),
+                     probe_text(p.get('mkobj_handle')),
+                     'accepted' if p.get('lookup_handle_flag') == '1' else 'not accepted']
+        md.append('| %s | %s | %s | %s |' % (server, impl.get(server, '-'), kernel,
+                                             ' | '.join(cells)))
     return md
 
 
@@ -136,11 +465,58 @@ def main(argv):
         with open(argv[3], 'w') as f:
             json.dump(counts, f, indent=1, sort_keys=True)
         return 0
-    if len(argv) == 3 and argv[1] == 'answers':
-        print('\n'.join(answers(load(argv[2]))))
+    if len(argv) >= 3 and argv[1] in ('reference', 'readme', 'check-readme'):
+        if argv[1] == 'reference':
+            rest = argv[3:]
+            probed = {}
+            if rest[:1] == ['--probed']:
+                probed, rest = load(rest[1]), rest[2:]
+            prov = dict(zip((a[2:] for a in rest[0::2]), rest[1::2]))
+            print(json.dumps(reference(load(argv[2]), probed, prov), indent=1,
+                             sort_keys=True))
+            return 0
+        ref, readme = load(argv[2]), argv[3] if len(argv) > 3 else 'README.md'
+        new = update_readme(readme, ref)
+        if argv[1] == 'readme':
+            with open(readme, 'w') as f:
+                f.write(new)
+            return 0
+        if new != open(readme).read():
+            print('%s: the answers table is not what %s gives; run: '
+                  'scripts/request_counts.py readme %s %s' % (readme, argv[2], argv[2], readme),
+                  file=sys.stderr)
+            return 1
         return 0
-    if len(argv) == 4 and argv[1] == 'table':
-        print('\n'.join(table(load(argv[2]), load(argv[3]))))
+    if len(argv) >= 3 and argv[1] == 'answers':
+        prov = {}
+        rest = argv[3:]
+        while len(rest) >= 2 and rest[0] in ('--date', '--kernel', '--commit', '--command'):
+            prov[rest[0][2:]] = rest[1]
+            rest = rest[2:]
+        if rest:
+            print(__doc__, file=sys.stderr)
+            return 2
+        print('\n'.join(answers(load(argv[2]), prov or None)))
+        return 0
+    if len(argv) == 4 and argv[1] in ('table', 'rule'):
+        base, patched = load(argv[2]), load(argv[3])
+        why = unjudged(base, patched)
+        if why:
+            print('INFRA: ' + why)
+            return 3
+        if argv[1] == 'table':
+            print('\n'.join(table(base['servers'], patched['servers'])))
+            return 0
+        rows = real_server_rule(base['servers'], patched['servers'])
+        for r in rows:
+            print('%-4s %s.%s%s' % (r['status'], r['server'], r['workload'],
+                                    ': ' + r['detail'] if r['detail'] else ''))
+        return 1 if any(r['status'] == 'FAIL' for r in rows) else 0
+    if len(argv) >= 3 and argv[1] == 'tolerances':
+        print(json.dumps(tolerances([load(a) for a in argv[2:]]), indent=1, sort_keys=True))
+        return 0
+    if len(argv) == 2 and argv[1] in ('-h', '--help'):
+        print(__doc__)
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""scripts/request_counts.py and the real servers' rule of
-bench/check_rules.py: the count lines of the KTAP stream, and a series
-that sends more requests, or asks again after a refused compound, breaks
-the rule while the discovery probe alone does not."""
+"""scripts/request_counts.py: the count lines of the KTAP stream, and the
+per-opcode rule on the real servers' requests: more of any opcode, or
+fewer of one that changes what the server sees, breaks it; the discovery
+probe, what an answered compound replaced and a measured spread do not;
+nothing counted is INFRA, never PASS."""
 
 import os
 import sys
@@ -12,33 +13,51 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 import request_counts  # noqa: E402
 
-
-def counts(*lines, ends=True):
-    """Count lines of bindfs; with ends, every request's end was traced."""
-    return request_counts.parse(
-        ['        # fuse_requests: server=bindfs workload=%s%s\n' % (l, ' ends=99999' if ends else '')
-         for l in lines])
+PROBES = '        # fuse_request_probes: end=fuse_request_end forget=fuse_queue_forget ' \
+    'interrupt=queue_interrupt\n'
 
 
-def rule(base, patched):
-    return {r['workload']: r for r in request_counts.real_server_rule(base, patched)}
+def counts(*lines, probes=PROBES):
+    """requests.json of count lines of bindfs ('WORKLOAD ops=... answers=...')."""
+    out = [probes] if probes else []
+    for line in lines:
+        w, rest = line.split(' ', 1)
+        if ' answers=' not in rest:
+            rest += ' answers='
+        ops = dict(p.split(':') for p in rest.split(' ')[0][4:].split(',') if p)
+        out.append('        # fuse_requests: server=bindfs workload=%s total=%d lost=0 %s\n'
+                   % (w, sum(int(n) for n in ops.values()), rest))
+    return request_counts.parse(out)
 
 
-BASE = counts('fio total=10 lost=0 ops=1:2,14:2,16:6 errors=1:-2:1',
-              'script total=5 lost=0 ops=1:5 errors=')
+def rule(base, patched, tol=None):
+    return {r['workload']: r for r in request_counts.real_server_rule(
+        base['servers'], patched['servers'], tol or {})}
+
+
+# fio: LOOKUP, OPEN, WRITE, FSYNC, FLUSH, RELEASE, FORGET (no answer)
+BASE = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1 answers=1:0:1,1:-2:1,14:0:2,16:0:6,'
+              '20:0:1,25:0:2,18:0:2',
+              'script ops=1:5 answers=1:0:5')
 
 
 class TestParse(unittest.TestCase):
-    def test_a_line_gives_totals_opcodes_and_errors(self):
-        fio = BASE['bindfs']['fio']
-        self.assertEqual(fio['total'], 10)
+    def test_a_line_gives_totals_opcodes_and_answers(self):
+        fio = BASE['servers']['bindfs']['fio']
+        self.assertEqual(fio['total'], 16)
         self.assertFalse(fio['lost'])
-        self.assertEqual(fio['ops'], {'1': 2, '14': 2, '16': 6})
-        self.assertEqual(fio['errors'], {'1:-2': 1})
-        self.assertEqual(BASE['bindfs']['script']['errors'], {})
+        self.assertEqual(fio['ops']['16'], 6)
+        self.assertEqual(fio['answers']['1'], {'0': 1, '-2': 1})
+        self.assertNotIn('2', fio['answers'])   # a FORGET has no answer
+        self.assertTrue(BASE['probes'].startswith('end=fuse_request_end'))
 
     def test_other_lines_are_ignored(self):
-        self.assertEqual(request_counts.parse(['ok 1 bindfs.mount', '# fuse_requests: x']), {})
+        self.assertEqual(request_counts.parse(['ok 1 bindfs.mount', '# fuse_requests: x']),
+                         {'probes': None, 'servers': {}})
+
+    def test_a_refused_probe_is_the_last_word(self):
+        c = request_counts.parse([PROBES, '# fuse_request_probes: unavailable: refused'])
+        self.assertEqual(c['probes'], 'unavailable: refused')
 
 
 class TestRule(unittest.TestCase):
@@ -46,59 +65,128 @@ class TestRule(unittest.TestCase):
         self.assertEqual({r['status'] for r in rule(BASE, BASE).values()}, {'PASS'})
 
     def test_one_refused_compound_is_discovery(self):
-        p = counts('fio total=11 lost=0 ops=1:2,14:2,16:6,54:1 errors=1:-2:1,54:-38:1',
-                   'script total=5 lost=0 ops=1:5 errors=')
-        self.assertEqual(rule(BASE, p)['fio']['status'], 'PASS')
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1,54:1 answers=54:-38:1',
+                   'script ops=1:5 answers=1:0:5')
+        r = rule(BASE, p)['fio']
+        self.assertEqual(r['status'], 'PASS')
+        self.assertIn('COMPOUND +1 refused (ENOSYS (-38)): discovery', r['detail'])
 
     def test_a_second_refusal_breaks_it(self):
-        p = counts('fio total=11 lost=0 ops=1:2,14:2,16:6,54:1 errors=54:-38:1',
-                   'script total=5 lost=0 ops=1:4,54:1 errors=54:-38:1')
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1,54:1 answers=54:-38:1',
+                   'script ops=1:5,54:1 answers=54:-38:1')
         r = rule(BASE, p)
         self.assertEqual(r['script']['status'], 'FAIL')
-        self.assertIn('must not ask again', r['script']['detail'])
+        self.assertIn('COMPOUND +1', r['script']['detail'])
+        self.assertIn('must not ask again', r['all']['detail'])
 
-    def test_more_requests_break_it(self):
-        p = counts('fio total=12 lost=0 ops=1:2,14:3,16:7 errors=',
-                   'script total=5 lost=0 ops=1:5 errors=')
-        r = rule(BASE, p)
-        self.assertEqual(r['fio']['status'], 'FAIL')
-        self.assertIn('2 request(s) more', r['fio']['detail'])
+    def test_a_dropped_fsync_breaks_it(self):
+        p = counts('fio ops=1:2,14:2,16:6,25:2,18:2,2:1', 'script ops=1:5 answers=1:0:5')
+        r = rule(BASE, p)['fio']
+        self.assertEqual(r['status'], 'FAIL')
+        self.assertIn('FSYNC -1 (a dropped FSYNC', r['detail'])
 
-    def test_lookups_and_getattrs_are_shown_not_ruled(self):
-        p = counts('fio total=14 lost=0 ops=1:4,3:2,14:2,16:6 errors=',
-                   'script total=5 lost=0 ops=1:5 errors=')
-        self.assertEqual(rule(BASE, p)['fio']['status'], 'PASS')
-        self.assertIn('LOOKUP +2, GETATTR +2', '\n'.join(request_counts.table(BASE, p)))
+    def test_a_getattr_with_every_open_breaks_it(self):
+        p = counts('fio ops=1:2,3:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:5')
+        r = rule(BASE, p)['fio']
+        self.assertEqual(r['status'], 'FAIL')
+        self.assertIn('GETATTR +2', r['detail'])
 
-    def test_a_server_that_runs_compounds_is_not_ruled(self):
-        p = counts('fio total=30 lost=0 ops=54:20,16:10 errors=',
-                   'script total=5 lost=0 ops=1:5 errors=')
-        self.assertEqual({r['status'] for r in rule(BASE, p).values()}, {'SKIP'})
+    def test_a_second_flush_breaks_it(self):
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:4,18:2,2:1', 'script ops=1:5')
+        self.assertIn('FLUSH +2', rule(BASE, p)['fio']['detail'])
 
-    def test_a_polling_workload_rules_its_compounds_not_its_total(self):
-        base = counts('notify total=10 lost=0 ops=14:5,15:5 errors=')
-        more = counts('notify total=14 lost=0 ops=14:7,15:7 errors=')
-        self.assertEqual(rule(base, more)['notify']['status'], 'PASS')
-        again = counts('notify total=14 lost=0 ops=14:6,15:6,54:2 errors=54:-38:2')
-        self.assertEqual(rule(base, again)['notify']['status'], 'FAIL')
+    def test_a_dropped_forget_breaks_it(self):
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2', 'script ops=1:5')
+        self.assertIn('FORGET -1', rule(BASE, p)['fio']['detail'])
 
-    def test_without_the_ends_a_compound_counts_as_refused(self):
-        one = counts('fio total=11 lost=0 ops=1:2,14:2,16:6,54:1 errors=',
-                     'script total=5 lost=0 ops=1:5 errors=', ends=False)
-        self.assertEqual({r['status'] for r in rule(BASE, one).values()}, {'PASS'})
-        two = counts('fio total=11 lost=0 ops=1:2,14:2,16:6,54:1 errors=',
-                     'script total=6 lost=0 ops=1:5,54:1 errors=', ends=False)
-        self.assertEqual(rule(BASE, two)['script']['status'], 'FAIL')
+    def test_a_new_opcode_breaks_it(self):
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1,50:1', 'script ops=1:5')
+        self.assertIn('SYNCFS +1', rule(BASE, p)['fio']['detail'])
 
-    def test_lost_events_are_not_judged(self):
-        p = counts('fio total=30 lost=1 ops=16:30 errors=', 'script total=5 lost=0 ops=1:5 errors=')
-        self.assertEqual(rule(BASE, p)['fio']['status'], 'SKIP')
+    def test_fewer_reads_or_lookups_are_a_saving(self):
+        p = counts('fio ops=14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:3')
+        self.assertEqual({r['status'] for r in rule(BASE, p).values()}, {'PASS'})
+
+    def test_an_answered_compound_replaces_its_open(self):
+        p = counts('fio ops=1:2,54:2,16:6,20:1,25:2,18:2,2:1 answers=54:0:2', 'script ops=1:5')
+        r = rule(BASE, p)['fio']
+        self.assertEqual(r['status'], 'PASS', r['detail'])
+        self.assertIn('OPEN -2: replaced', r['detail'])
+
+    def test_an_answered_compound_replaces_no_more_than_it_stands_for(self):
+        # two compounds, two OPENs gone, but also the FLUSHes
+        p = counts('fio ops=1:2,54:2,16:6,20:1,18:2,2:1 answers=54:0:2', 'script ops=1:5')
+        self.assertIn('FLUSH -2', rule(BASE, p)['fio']['detail'])
+        # three compounds where two OPENs went
+        p = counts('fio ops=1:2,54:3,16:6,20:1,25:2,18:2,2:1 answers=54:0:3', 'script ops=1:5')
+        self.assertIn('COMPOUND +3', rule(BASE, p)['fio']['detail'])
+
+    def test_a_measured_spread_is_allowed_and_no_more(self):
+        tol = {('bindfs', 'script', '1'): 2}
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:7')
+        self.assertEqual(rule(BASE, p, tol)['script']['status'], 'PASS')
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:8')
+        self.assertEqual(rule(BASE, p, tol)['script']['status'], 'FAIL')
+
+    def test_a_workload_counted_only_on_the_base_fails(self):
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1')
+        self.assertEqual(rule(BASE, p)['script']['status'], 'FAIL')
 
     def test_the_table_names_the_opcodes_that_differ(self):
-        p = counts('fio total=11 lost=0 ops=1:2,14:2,16:6,54:1 errors=54:-38:1',
-                   'script total=5 lost=0 ops=1:5 errors=')
-        table = '\n'.join(request_counts.table(BASE, p))
-        self.assertIn('| bindfs | fio | 10 | 11 | COMPOUND +1 | PASS', table)
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1,54:1 answers=54:-38:1',
+                   'script ops=1:5')
+        table = '\n'.join(request_counts.table(BASE['servers'], p['servers']))
+        self.assertIn('| bindfs | fio | 16 | 17 | COMPOUND +1 | PASS', table)
+
+
+class TestUnjudged(unittest.TestCase):
+    def test_counts_on_both_are_judged(self):
+        self.assertIsNone(request_counts.unjudged(BASE, BASE))
+
+    def test_no_counts_with_the_series_is_infra(self):
+        none = counts(probes='# fuse_request_probes: unavailable: no fuse_request_end\n')
+        self.assertIn('unavailable', request_counts.unjudged(BASE, none))
+        self.assertIn('counted no requests', request_counts.unjudged(BASE, counts()))
+
+    def test_lost_events_are_infra(self):
+        lost = request_counts.parse([PROBES, '# fuse_requests: server=bindfs workload=fio '
+                                     'total=3 lost=1 ops=16:3 answers=16:0:3'])
+        self.assertIn('overflowed', request_counts.unjudged(BASE, lost))
+
+    def test_no_real_servers_on_either_is_not_judged_here(self):
+        self.assertIsNone(request_counts.unjudged(request_counts.load('/nonexistent'),
+                                                  request_counts.load('/nonexistent')))
+
+
+class TestAnswers(unittest.TestCase):
+    def test_what_the_kernel_sent_and_what_was_probed(self):
+        p = counts('fio ops=14:2,54:1 answers=54:-38:1,14:0:2')
+        p['probed'] = request_counts.parse([
+            '# fuse_probe: server=bindfs init=0 lookup_handle_flag=0 compound=-38 '
+            'lookup_handle=-38 mkobj_handle=none',
+            '# fuse_probe: server=rclone unprobed: exit 1'])['probed']
+        md = '\n'.join(request_counts.answers(p, {'date': '2026-12-07', 'kernel': 'x'}))
+        self.assertIn('Measured 2026-12-07: kernel: x.', md)
+        self.assertIn('| bindfs | - | ENOSYS (-38) x1 | ENOSYS (-38) | ENOSYS (-38) | '
+                      'no answer in 10 s | not accepted |', md)
+        self.assertIn('| rclone | - | not run | could not be probed: exit 1 |', md)
+
+
+class TestReadme(unittest.TestCase):
+    def test_the_readme_table_is_the_committed_reference(self):
+        ref = os.path.join(ROOT, 'docs', 'real-servers-answers.json')
+        readme = os.path.join(ROOT, 'README.md')
+        self.assertEqual(request_counts.update_readme(readme, request_counts.load(ref)),
+                         open(readme).read(),
+                         'run: scripts/request_counts.py readme docs/real-servers-answers.json')
+
+
+class TestTolerances(unittest.TestCase):
+    def test_only_what_varies(self):
+        a = counts('fio ops=1:2,14:2', 'script ops=1:5')
+        b = counts('fio ops=1:4,14:2', 'script ops=1:5')
+        self.assertEqual(request_counts.tolerances([a, b]),
+                         {'spread': {'bindfs': {'fio': {'1': 2}}}})
 
 
 if __name__ == '__main__':
