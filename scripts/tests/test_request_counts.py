@@ -99,6 +99,15 @@ class TestRule(unittest.TestCase):
         p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2', 'script ops=1:5')
         self.assertIn('FORGET -1', rule(BASE, p)['fio']['detail'])
 
+    def test_fewer_forgets_with_as_many_fewer_lookups_pass(self):
+        base = counts('fio ops=1:6,2:4')
+        p = counts('fio ops=1:4,2:2')
+        r = rule(base, p)['fio']
+        self.assertEqual(r['status'], 'PASS', r['detail'])
+        self.assertIn('FORGET -2: with 2 fewer lookups', r['detail'])
+        p = counts('fio ops=1:5,2:2')
+        self.assertIn('FORGET -2 (a dropped FORGET', rule(base, p)['fio']['detail'])
+
     def test_a_new_opcode_breaks_it(self):
         p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1,50:1', 'script ops=1:5')
         self.assertIn('SYNCFS +1', rule(BASE, p)['fio']['detail'])
@@ -169,7 +178,7 @@ class TestAnswers(unittest.TestCase):
         self.assertIn('Measured 2026-12-07: kernel: x.', md)
         self.assertIn('| bindfs | - | ENOSYS (-38) x1 | ENOSYS (-38) | ENOSYS (-38) | '
                       'no answer in 10 s | not accepted |', md)
-        self.assertIn('| rclone | - | not run | could not be probed: exit 1 |', md)
+        self.assertIn('| rclone | - | not in the run | could not be probed: exit 1 |', md)
 
 
 class TestReadme(unittest.TestCase):
