@@ -28,53 +28,50 @@ static int fake_fd(const char *path)
 	return fcntl(atoi(fd), F_DUPFD_CLOEXEC, 3);
 }
 
-static mode_t mode_arg(int flags, va_list ap)
+/* the mode argument of an open that creates: the only one it has */
+#define MODE_ARG(flags, mode)						\
+	do {								\
+		va_list ap;						\
+									\
+		va_start(ap, flags);					\
+		mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0; \
+		va_end(ap);						\
+	} while (0)
+
+/* open() or open64(), the real one but for /dev/fuse */
+static int open_as(const char *real_name, const char *path, int flags, mode_t mode)
 {
-	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+	int (*real)(const char *, int, ...) = dlsym(RTLD_NEXT, real_name);
+	int fd = fake_fd(path);
+
+	return fd != -2 ? fd : real(path, flags, mode);
 }
 
 int open(const char *path, int flags, ...)
 {
-	int (*real)(const char *, int, ...) = dlsym(RTLD_NEXT, "open");
-	int fd = fake_fd(path);
-	va_list ap;
 	mode_t mode;
 
-	if (fd != -2)
-		return fd;
-	va_start(ap, flags);
-	mode = mode_arg(flags, ap);
-	va_end(ap);
-	return real(path, flags, mode);
+	MODE_ARG(flags, mode);
+	return open_as("open", path, flags, mode);
 }
 
 int open64(const char *path, int flags, ...)
 {
-	int (*real)(const char *, int, ...) = dlsym(RTLD_NEXT, "open64");
-	int fd = fake_fd(path);
-	va_list ap;
 	mode_t mode;
 
-	if (fd != -2)
-		return fd;
-	va_start(ap, flags);
-	mode = mode_arg(flags, ap);
-	va_end(ap);
-	return real(path, flags, mode);
+	MODE_ARG(flags, mode);
+	return open_as("open64", path, flags, mode);
 }
 
 int openat(int dirfd, const char *path, int flags, ...)
 {
 	int (*real)(int, const char *, int, ...) = dlsym(RTLD_NEXT, "openat");
 	int fd = fake_fd(path);
-	va_list ap;
 	mode_t mode;
 
 	if (fd != -2)
 		return fd;
-	va_start(ap, flags);
-	mode = mode_arg(flags, ap);
-	va_end(ap);
+	MODE_ARG(flags, mode);
 	return real(dirfd, path, flags, mode);
 }
 
