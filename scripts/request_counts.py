@@ -151,6 +151,12 @@ MUST_KEEP = tuple(OP[n] for n in (
     'WRITE', 'SETATTR', 'CREATE', 'MKNOD', 'MKDIR', 'SYMLINK', 'LINK', 'UNLINK', 'RMDIR',
     'RENAME', 'RENAME2', 'SETXATTR', 'REMOVEXATTR', 'SETLK', 'SETLKW', 'FALLOCATE',
     'COPY_FILE_RANGE', 'SYNCFS', 'INIT', 'DESTROY'))
+# what the servers' 1 s entry and attribute timeouts drive, expiring or
+# not with the guest's speed, in the workloads where they do (measured:
+# docs/real-servers.md): one run's excess there is judged with a rerun
+TIMED_OPS = tuple(OP[n] for n in ('LOOKUP', 'GETATTR', 'OPENDIR', 'READDIR', 'READDIRPLUS',
+                                  'RELEASEDIR', 'FORGET'))
+TIMED_WORKLOADS = ('script', 'stress-ng', 'notify')
 # the requests that make the kernel hold a lookup count, and those that
 # give it back
 GRANTS = tuple(OP[n] for n in ('LOOKUP', 'CREATE', 'MKNOD', 'MKDIR', 'SYMLINK', 'LINK'))
@@ -178,7 +184,7 @@ def answered(c, op, ok=True):
 
 def _judge(server, w, b, p, tol, discovery):
     """(status, detail, discovery left) of one (server, workload)."""
-    changes, exempt = [], []
+    changes, exempt, changed = [], [], set()
     d = {o: p['ops'].get(o, 0) - b['ops'].get(o, 0)
          for o in set(b['ops']) | set(p['ops'])}
     d = {o: n for o, n in d.items() if n}
@@ -212,6 +218,7 @@ def _judge(server, w, b, p, tol, discovery):
                 exempt.append('%s +%d: comes with or replaces classic requests'
                               % (opname(o), replaced))
             if n - free > t:
+                changed.add(o)
                 changes.append('%s +%d' % (opname(o), n) + (
                     ' (%d allowed: %d exempt, a measured spread of %d)' % (free + t, free, t)
                     if free + t else ''))
@@ -232,19 +239,26 @@ def _judge(server, w, b, p, tol, discovery):
                                   % (opname(o), max(n, -(granted + free)), granted))
                     free += granted
             if o in MUST_KEEP and -n - free > t:
+                changed.add(o)
                 changes.append('%s %d (a dropped %s is a change of what the server sees)'
                                % (opname(o), n, opname(o)))
     detail = '; '.join(changes)
     if exempt:
         detail += ('; ' if detail else '') + 'exempt: ' + '; '.join(exempt)
-    return ('FAIL' if changes else 'PASS'), detail, discovery
+    timed = bool(changed) and w in TIMED_WORKLOADS and changed <= set(TIMED_OPS)
+    return ('FAIL' if changes else 'PASS'), detail, discovery, timed
 
 
-def real_server_rule(base, patched, tolerances=None):
-    """[{server, workload, status: PASS|FAIL, detail}] for every (server,
-    workload) counted on the base; base and patched are requests.json's
-    'servers'."""
+def real_server_rule(base, patched, tolerances=None, rerun=None):
+    """[{server, workload, status: PASS|FAIL, detail, timed}] for every
+    (server, workload) counted on the base; base, patched and rerun are
+    requests.json's 'servers'.  timed: the case failed on timeout-driven
+    requests alone (TIMED_OPS in TIMED_WORKLOADS), which one run cannot
+    tell from the timeouts' noise: with the rerun's counts, such a case
+    fails only when the rerun breaks the rule too."""
     tol = load_tolerances() if tolerances is None else tolerances
+    again = ({(r['server'], r['workload']): r for r in real_server_rule(base, rerun, tol)}
+             if rerun is not None else {})
     rows = []
     for server in sorted(base):
         discovery = True
@@ -257,8 +271,16 @@ def real_server_rule(base, patched, tolerances=None):
                 row.update(status='FAIL', detail='counted on the base, not with the series '
                            '(the server\'s steps say why)')
             else:
-                row['status'], row['detail'], discovery = _judge(server, w, b, p, tol,
-                                                                 discovery)
+                row['status'], row['detail'], discovery, row['timed'] = _judge(
+                    server, w, b, p, tol, discovery)
+                r = again.get((server, w))
+                if row['timed'] and r is not None:
+                    if r['status'] == 'PASS':
+                        row.update(status='PASS', detail='first run: %s; the rerun within '
+                                   'the rule: the timeouts\' noise, not reproduced'
+                                   % row['detail'])
+                    else:
+                        row['detail'] += '; the rerun too: %s' % r['detail']
             rows.append(row)
         if refused_all > 1:
             rows.append({'server': server, 'workload': 'all', 'status': 'FAIL',

@@ -137,6 +137,28 @@ class TestRule(unittest.TestCase):
         p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:8')
         self.assertEqual(rule(BASE, p, tol)['script']['status'], 'FAIL')
 
+    def test_timeout_driven_excess_is_judged_with_the_rerun(self):
+        again = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:5')
+        first = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:9')
+        r = {x['workload']: x for x in request_counts.real_server_rule(
+            BASE['servers'], first['servers'], {})}
+        self.assertEqual((r['script']['status'], r['script']['timed']), ('FAIL', True))
+        r = {x['workload']: x for x in request_counts.real_server_rule(
+            BASE['servers'], first['servers'], {}, rerun=again['servers'])}
+        self.assertEqual(r['script']['status'], 'PASS')
+        self.assertIn('not reproduced', r['script']['detail'])
+        r = {x['workload']: x for x in request_counts.real_server_rule(
+            BASE['servers'], first['servers'], {}, rerun=first['servers'])}
+        self.assertEqual(r['script']['status'], 'FAIL')
+        self.assertIn('the rerun too', r['script']['detail'])
+
+    def test_what_timeouts_do_not_drive_is_not_judged_with_the_rerun(self):
+        # a dropped FSYNC, or a LOOKUP more in fio, stays a failure
+        first = counts('fio ops=1:3,14:2,16:6,25:2,18:2,2:1', 'script ops=1:5')
+        r = {x['workload']: x for x in request_counts.real_server_rule(
+            BASE['servers'], first['servers'], {}, rerun=BASE['servers'])}
+        self.assertEqual((r['fio']['status'], r['fio']['timed']), ('FAIL', False))
+
     def test_a_workload_counted_only_on_the_base_fails(self):
         p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1')
         self.assertEqual(rule(BASE, p)['script']['status'], 'FAIL')
