@@ -45,6 +45,7 @@ run to run, the spread measured by running the base several times
 (scripts/request_tolerances.json) is allowed, no more.
 """
 
+import errno
 import json
 import os
 import re
@@ -136,7 +137,7 @@ OP = {name: str(n) for n, name in OPCODES.items()}
 # OPEN), and the requests that come with it (a handle reply carries no
 # attributes: its STATX)
 REPLACES = {
-    COMPOUND: ('OPEN', 'GETATTR', 'LOOKUP', 'CREATE', 'MKNOD', 'MKDIR', 'SYMLINK'),
+    COMPOUND: ('OPEN', 'GETATTR', 'LOOKUP'),
     LOOKUP_HANDLE: ('LOOKUP',),
     MKOBJ_HANDLE: ('CREATE', 'MKNOD', 'MKDIR', 'SYMLINK'),
 }
@@ -157,6 +158,11 @@ MUST_KEEP = tuple(OP[n] for n in (
 TIMED_OPS = tuple(OP[n] for n in ('LOOKUP', 'GETATTR', 'OPENDIR', 'READDIR', 'READDIRPLUS',
                                   'RELEASEDIR', 'FORGET'))
 TIMED_WORKLOADS = ('script', 'stress-ng', 'notify')
+# how far past the measured spread one run's excess may be and still be
+# judged with the rerun (the largest seen: 23 LOOKUPs past the first run's
+# base where the spread was 7; docs/real-servers.md); further, or where
+# nothing was measured to vary, one run decides
+TIMED_BOUND = 4
 # the requests that make the kernel hold a lookup count, and those that
 # give it back
 GRANTS = tuple(OP[n] for n in ('LOOKUP', 'CREATE', 'MKNOD', 'MKDIR', 'SYMLINK', 'LINK'))
@@ -175,6 +181,13 @@ def load_tolerances(path=TOLERANCES):
             for w, ops in ws.items() for o, n in ops.items()}
 
 
+# answers that are not a server's "not supported" (compound.md section 3):
+# the combination refused (EOPNOTSUPP), an interrupted compound, the
+# kernel's own ends of a request (the connection aborted, no memory)
+NOT_REFUSALS = tuple(str(-e) for e in (errno.EOPNOTSUPP, errno.EINTR, errno.ENOTCONN,
+                                       errno.ECONNABORTED, errno.ENOMEM))
+
+
 def answered(c, op, ok=True):
     """How many requests of op the server answered with success (ok) or
     with an error (not ok)."""
@@ -182,28 +195,36 @@ def answered(c, op, ok=True):
     return sum(n for e, n in a.items() if (e == '0') == ok)
 
 
+def refused(c, op):
+    """How many requests of op the server answered "not supported"."""
+    a = c.get('answers', {}).get(op, {})
+    return sum(n for e, n in a.items() if e != '0' and e not in NOT_REFUSALS)
+
+
 def _judge(server, w, b, p, tol, discovery):
     """(status, detail, discovery left) of one (server, workload)."""
-    changes, exempt, changed = [], [], set()
+    changes, exempt, changed, beyond = [], [], set(), set()
     d = {o: p['ops'].get(o, 0) - b['ops'].get(o, 0)
          for o in set(b['ops']) | set(p['ops'])}
     d = {o: n for o, n in d.items() if n}
-    # the series' new requests that the server answered: what they replace
-    may_drop, may_add = {}, {}
+    # the series' new requests that the server answered: what they replace,
+    # one for one; all of them together may stand for at most PARTS
+    # classic requests each (budget), and only for the opcodes they replace
+    may_add, replaceable, budget, oks = {}, set(), 0, {}
     for op, classic in REPLACES.items():
-        ok = answered(p, op) - answered(b, op)
-        if ok <= 0:
+        ok = oks[op] = max(0, answered(p, op) - answered(b, op))
+        if not ok:
             continue
         dropped = sum(max(0, -d.get(OP[c], 0)) for c in classic)
         may_add[op] = min(ok, dropped)
-        for c in classic:
-            may_drop[OP[c]] = may_drop.get(OP[c], 0) + PARTS * ok
+        replaceable |= {OP[c] for c in classic}
+        budget += PARTS * ok
         for extra in COMES_WITH.get(op, ()):
             may_add[extra] = may_add.get(extra, 0) + ok
     # a server's first refused compound is its discovery
-    refused = answered(p, COMPOUND, ok=False) - answered(b, COMPOUND, ok=False)
+    n_refused = refused(p, COMPOUND) - refused(b, COMPOUND)
     probe = 0
-    if refused > 0 and discovery:
+    if n_refused > 0 and discovery:
         probe = 1
         may_add[COMPOUND] = may_add.get(COMPOUND, 0) + 1
         exempt.append('COMPOUND +1 refused (%s): discovery' % ', '.join(
@@ -219,6 +240,8 @@ def _judge(server, w, b, p, tol, discovery):
                               % (opname(o), replaced))
             if n - free > t:
                 changed.add(o)
+                if n - free - t > TIMED_BOUND * t:
+                    beyond.add(o)
                 changes.append('%s +%d' % (opname(o), n) + (
                     ' (%d allowed: %d exempt, a measured spread of %d)' % (free + t, free, t)
                     if free + t else ''))
@@ -226,14 +249,16 @@ def _judge(server, w, b, p, tol, discovery):
                 exempt.append('%s +%d: within the spread measured on one kernel (%d)'
                               % (opname(o), n - free, t))
         else:
-            free = may_drop.get(o, 0)
+            free = min(-n, budget) if o in replaceable else 0
+            budget -= free
             if free:
-                exempt.append('%s %d: replaced' % (opname(o), max(n, -free)))
+                exempt.append('%s %d: replaced' % (opname(o), -free))
             if o in FORGETS:
                 # a FORGET gives back what lookups and creations granted:
                 # fewer of those (the servers' timeouts expiring less
-                # often) may mean fewer inodes to forget
-                granted = -sum(d.get(g, 0) for g in GRANTS)
+                # often) may mean fewer inodes to forget; an answered
+                # compound or handle request may have granted one each
+                granted = -sum(d.get(g, 0) for g in GRANTS) - sum(oks.values())
                 if granted > 0 and -n - free > t:
                     exempt.append('%s %d: with %d fewer lookups and creations'
                                   % (opname(o), max(n, -(granted + free)), granted))
@@ -245,7 +270,8 @@ def _judge(server, w, b, p, tol, discovery):
     detail = '; '.join(changes)
     if exempt:
         detail += ('; ' if detail else '') + 'exempt: ' + '; '.join(exempt)
-    timed = bool(changed) and w in TIMED_WORKLOADS and changed <= set(TIMED_OPS)
+    timed = (bool(changed) and w in TIMED_WORKLOADS and changed <= set(TIMED_OPS) and
+             not beyond)
     return ('FAIL' if changes else 'PASS'), detail, discovery, timed
 
 
@@ -262,8 +288,8 @@ def real_server_rule(base, patched, tolerances=None, rerun=None):
     rows = []
     for server in sorted(base):
         discovery = True
-        refused_all = sum(answered(c, COMPOUND, ok=False) for c in patched.get(server, {}).values())
-        refused_all -= sum(answered(c, COMPOUND, ok=False) for c in base[server].values())
+        refused_all = sum(refused(c, COMPOUND) for c in patched.get(server, {}).values())
+        refused_all -= sum(refused(c, COMPOUND) for c in base[server].values())
         for w in sorted(base[server]):
             b, p = base[server][w], patched.get(server, {}).get(w)
             row = {'server': server, 'workload': w}
@@ -295,6 +321,10 @@ def unjudged(base, patched):
     for role, c in (('base', base), ('series', patched)):
         if c['probes'] and c['probes'].startswith('unavailable'):
             return 'the %s\'s guest could not count requests: %s' % (role, c['probes'])
+        if c['servers'] and c['probes'] and re.search(r'\b(forget|interrupt)=none\b',
+                                                      c['probes']):
+            return ('the %s\'s guest could not count FORGETs or INTERRUPTs (no single '
+                    'function queues them): %s' % (role, c['probes']))
         lost = sorted('%s.%s' % (s, w) for s, ws in c['servers'].items()
                       for w, x in ws.items() if x['lost'])
         if lost:
@@ -460,7 +490,8 @@ def answers(ref, provenance=None):
     probed = ref.get('probed', {})
     md += ['| server | implementation | FUSE_COMPOUND (54) from the series\' kernel | '
            'on purpose: FUSE_COMPOUND | LOOKUP_HANDLE (55) | MKOBJ_HANDLE (56) | '
-           'FUSE_HAS_LOOKUP_HANDLE at INIT |', '|---|---|---|---|---|---|---|']
+           'FUSE_HAS_LOOKUP_HANDLE at INIT | FUSE_EXPORT_SUPPORT at INIT |',
+           '|---|---|---|---|---|---|---|---|']
     for server in sorted(set(ref['servers']) | set(probed)):
         if server in ref['servers']:
             hist, sent = {}, 0
@@ -473,22 +504,22 @@ def answers(ref, provenance=None):
             kernel = 'not in the run'
         p = probed.get(server)
         if p is None:
-            cells = ['not probed'] * 4
+            cells = ['not probed'] * 5
         elif 'unprobed' in p:
-            cells = ['could not be probed: %s' % p['unprobed'].replace('|', '/')] + [''] * 3
+            cells = ['could not be probed: %s' % p['unprobed'].replace('|', '/')] + [''] * 4
         elif p.get('init') != '0':
-            cells = ['INIT answered %s' % probe_text(p.get('init'))] + [''] * 3
+            cells = ['INIT answered %s' % probe_text(p.get('init'))] + [''] * 4
         else:
             cells = [probe_text(p.get('compound')), probe_text(p.get('lookup_handle')),
                      probe_text(p.get('mkobj_handle')),
-                     'accepted' if p.get('lookup_handle_flag') == '1' else 'not accepted']
+                     'accepted' if p.get('lookup_handle_flag') == '1' else 'not accepted',
+                     {'1': 'set', '0': 'not set'}.get(p.get('export_support'), 'not probed')]
         md.append('| %s | %s | %s | %s |' % (server, impl.get(server, '-'), kernel,
                                              ' | '.join(cells)))
     return md
 
 
 def errno_name(err):
-    import errno
     e = -int(err)
     return '%s (%s)' % (errno.errorcode.get(e, '?'), err)
 

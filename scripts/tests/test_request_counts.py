@@ -140,17 +140,48 @@ class TestRule(unittest.TestCase):
     def test_timeout_driven_excess_is_judged_with_the_rerun(self):
         again = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:5')
         first = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:9')
+        tol = {('bindfs', 'script', '1'): 1}
         r = {x['workload']: x for x in request_counts.real_server_rule(
-            BASE['servers'], first['servers'], {})}
+            BASE['servers'], first['servers'], tol)}
         self.assertEqual((r['script']['status'], r['script']['timed']), ('FAIL', True))
         r = {x['workload']: x for x in request_counts.real_server_rule(
-            BASE['servers'], first['servers'], {}, rerun=again['servers'])}
+            BASE['servers'], first['servers'], tol, rerun=again['servers'])}
         self.assertEqual(r['script']['status'], 'PASS')
         self.assertIn('not reproduced', r['script']['detail'])
         r = {x['workload']: x for x in request_counts.real_server_rule(
-            BASE['servers'], first['servers'], {}, rerun=first['servers'])}
+            BASE['servers'], first['servers'], tol, rerun=first['servers'])}
         self.assertEqual(r['script']['status'], 'FAIL')
         self.assertIn('the rerun too', r['script']['detail'])
+
+    def test_an_excess_far_past_the_spread_is_not_judged_with_the_rerun(self):
+        tol = {('bindfs', 'script', '1'): 1}
+        again = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:5')
+        near = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:10')
+        far = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:11')
+        for first, want in ((near, 'PASS'), (far, 'FAIL')):
+            r = {x['workload']: x for x in request_counts.real_server_rule(
+                BASE['servers'], first['servers'], tol, rerun=again['servers'])}
+            self.assertEqual(r['script']['status'], want)
+
+    def test_the_rule_refuses_what_a_compound_cannot_stand_for(self):
+        base = counts('fio ops=14:2,35:2,9:1')
+        # one answered compound: an OPEN gone is replaced; CREATE and MKDIR are not
+        p = counts('fio ops=14:1,54:1 answers=54:0:1')
+        d = rule(base, p)['fio']['detail']
+        self.assertIn('OPEN -1: replaced', d)
+        self.assertIn('CREATE -2 (a dropped CREATE', d)
+        self.assertIn('MKDIR -1 (a dropped MKDIR', d)
+
+    def test_forgets_dropped_with_lookups_replaced_by_handles_fail(self):
+        base = counts('fio ops=1:3,2:3')
+        p = counts('fio ops=55:3,52:3 answers=55:0:3,52:0:3')
+        self.assertIn('FORGET -3 (a dropped FORGET', rule(base, p)['fio']['detail'])
+
+    def test_eopnotsupp_and_the_kernels_own_errors_are_no_refusal(self):
+        p = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1,54:2 answers=54:-95:1,54:-107:1',
+                   'script ops=1:5')
+        rows = request_counts.real_server_rule(BASE['servers'], p['servers'], {})
+        self.assertFalse([r for r in rows if r['workload'] == 'all'])
 
     def test_what_timeouts_do_not_drive_is_not_judged_with_the_rerun(self):
         # a dropped FSYNC, or a LOOKUP more in fio, stays a failure
@@ -179,6 +210,11 @@ class TestUnjudged(unittest.TestCase):
         self.assertIn('unavailable', request_counts.unjudged(BASE, none))
         self.assertIn('counted no requests', request_counts.unjudged(BASE, counts()))
 
+    def test_forgets_not_countable_are_infra(self):
+        c = counts('fio ops=1:2', probes='# fuse_request_probes: end=fuse_request_end '
+                   'forget=none interrupt=queue_interrupt\n')
+        self.assertIn('FORGET', request_counts.unjudged(BASE, c))
+
     def test_lost_events_are_infra(self):
         lost = request_counts.parse([PROBES, '# fuse_requests: server=bindfs workload=fio '
                                      'total=3 lost=1 ops=16:3 answers=16:0:3'])
@@ -193,13 +229,13 @@ class TestAnswers(unittest.TestCase):
     def test_what_the_kernel_sent_and_what_was_probed(self):
         p = counts('fio ops=14:2,54:1 answers=54:-38:1,14:0:2')
         p['probed'] = request_counts.parse([
-            '# fuse_probe: server=bindfs init=0 lookup_handle_flag=0 compound=-38 '
+            '# fuse_probe: server=bindfs init=0 lookup_handle_flag=0 export_support=1 compound=-38 '
             'lookup_handle=-38 mkobj_handle=none',
             '# fuse_probe: server=rclone unprobed: exit 1'])['probed']
         md = '\n'.join(request_counts.answers(p, {'date': '2026-12-07', 'kernel': 'x'}))
         self.assertIn('Measured 2026-12-07: kernel: x.', md)
         self.assertIn('| bindfs | - | ENOSYS (-38) x1 | ENOSYS (-38) | ENOSYS (-38) | '
-                      'no answer in 10 s | not accepted |', md)
+                      'no answer in 10 s | not accepted | set |', md)
         self.assertIn('| rclone | - | not in the run | could not be probed: exit 1 |', md)
 
 

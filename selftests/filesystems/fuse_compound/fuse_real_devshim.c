@@ -34,7 +34,8 @@ static int fake_fd(const char *path)
 		va_list ap;						\
 									\
 		va_start(ap, flags);					\
-		mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0; \
+		mode = ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? \
+			va_arg(ap, mode_t) : 0;				\
 		va_end(ap);						\
 	} while (0)
 

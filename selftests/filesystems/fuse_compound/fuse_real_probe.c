@@ -12,7 +12,10 @@
  * GETATTR of the root), one LOOKUP_HANDLE and one MKOBJ_HANDLE, answered
  * or not within ANSWER_MS, and prints one line
  *
- *   # fuse_probe: server=NAME init=E lookup_handle_flag=0|1 compound=E lookup_handle=E mkobj_handle=E
+ *   # fuse_probe: server=NAME init=E lookup_handle_flag=0|1 export_support=0|1
+ *                 compound=E lookup_handle=E mkobj_handle=E
+ *
+ * (export_support: the server set FUSE_EXPORT_SUPPORT in its INIT reply)
  *
  * to the file $FUSEGATE_PROBE_OUT (appended; standard output when unset:
  * a server may have been started with its output elsewhere).
@@ -97,15 +100,23 @@ static void collect(uint64_t first, uint64_t last, int ms, void *out, size_t *ou
 	struct fuse_out_header *h = (void *)buf;
 	struct pollfd p = { .fd = dev, .events = POLLIN };
 	const char *word = NULL;
+	struct timespec now, end;
 	uint64_t u;
 	ssize_t n;
+	long left;
 
+	/* ms is a limit for all the answers, whatever else comes meanwhile */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (ms % 1000) * 1000000L;
 	for (;;) {
 		for (u = first; u <= last && answered[u][0]; u++)
 			;
 		if (u > last)
 			return;
-		if (poll(&p, 1, ms) <= 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0 || poll(&p, 1, left) <= 0) {
 			word = "none";
 			break;
 		}
@@ -156,7 +167,7 @@ static void put(uint64_t unique, uint32_t opcode, uint64_t nodeid, const void *i
 
 enum { U_INIT = 1, U_COMPOUND, U_LOOKUP_HANDLE, U_MKOBJ_HANDLE };
 
-static void ask_init(int *flag)
+static void ask_init(int *flag, int *export)
 {
 	/* what stock 6.12 offers (fuse_send_init()) but splice, which a
 	 * socket pair cannot stand for, and the series' flag */
@@ -181,6 +192,7 @@ static void ask_init(int *flag)
 	collect(U_INIT, U_INIT, START_MS, &out, &len);
 	*flag = !strcmp(answered[U_INIT], "0") && (out.flags & FUSE_INIT_EXT) &&
 		(((uint64_t)out.flags2 << 32) & FUSE_HAS_LOOKUP_HANDLE);
+	*export = !strcmp(answered[U_INIT], "0") && (out.flags & FUSE_EXPORT_SUPPORT);
 }
 
 /* the three requests, sent at once: a server that gives up on its own
@@ -219,7 +231,7 @@ static const char *word(int unique)
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	int sv[2], flag = 0, status, i;
+	int sv[2], flag = 0, export = 0, status, i;
 	FILE *out;
 	char fdstr[16];
 	pid_t pid;
@@ -253,15 +265,15 @@ int main(int argc, char **argv)
 	}
 	close(sv[1]);
 	dev = sv[0];
-	ask_init(&flag);
+	ask_init(&flag, &export);
 	if (!strcmp(answered[U_INIT], "0"))
 		ask_new_opcodes();
 	out = getenv("FUSEGATE_PROBE_OUT") ? fopen(getenv("FUSEGATE_PROBE_OUT"), "a") : stdout;
 	if (!out)
 		out = stdout;
-	fprintf(out, "# fuse_probe: server=%s init=%s lookup_handle_flag=%d compound=%s "
-		"lookup_handle=%s mkobj_handle=%s\n", argv[1], answered[U_INIT], flag,
-		word(U_COMPOUND), word(U_LOOKUP_HANDLE), word(U_MKOBJ_HANDLE));
+	fprintf(out, "# fuse_probe: server=%s init=%s lookup_handle_flag=%d export_support=%d "
+		"compound=%s lookup_handle=%s mkobj_handle=%s\n", argv[1], answered[U_INIT], flag,
+		export, word(U_COMPOUND), word(U_LOOKUP_HANDLE), word(U_MKOBJ_HANDLE));
 	fflush(out);
 	/* the device closes: the server's next read sees its end */
 	close(dev);

@@ -173,6 +173,7 @@ trace_setup() {
 		return 0
 	fi
 	echo 0 > "$TR/tracing_on"
+	: > "$TR/trace"
 	echo 8192 > "$TR/buffer_size_kb"
 	grep '^p:' "$PROBES" | while read -r line; do
 		echo "$line" >> "$TR/kprobe_events" ||
@@ -183,27 +184,35 @@ trace_setup() {
 		return 0
 	fi
 	echo 1 > "$TR/events/fusegate/enable"
+	echo 1 > "$TR/tracing_on"
+	cut=0
+	echo "fusegate_cut $cut" > "$TR/trace_marker"
 	tracing=1
 }
 
-trace_begin() {
-	[ "$tracing" = 1 ] || return 0
-	echo 0 > "$TR/tracing_on"
-	: > "$TR/trace"
-	echo 1 > "$TR/tracing_on"
-}
+# trace_begin: nothing; each count is what came between two cuts
+# written into the trace (trace_end), so that a request that ends
+# between two workloads (an asynchronous RELEASE, the INIT answered after
+# mount(2) returned) is counted in the next one, never lost: the trace is
+# neither stopped nor cleared
+trace_begin() { :; }
 
-# trace_end SERVER WORKLOAD: the count line of what was traced since
-# trace_begin: ops= every request by opcode, answers= every ended
-# request by opcode and answer (0 or the server's -errno)
+# trace_end SERVER WORKLOAD: the count line of what was traced since the
+# last cut: ops= every request by opcode, answers= every ended request by
+# opcode and answer (0 or the server's -errno); lost=1 when the ring
+# buffer overwrote events
 trace_end() {
 	[ "$tracing" = 1 ] || return 0
 	local tt
 	now; tt=$cs
-	echo 0 > "$TR/tracing_on"
-	awk -v server="$1" -v workload="$2" '
+	cut=$((cut + 1))
+	echo "fusegate_cut $cut" > "$TR/trace_marker"
+	awk -v server="$1" -v workload="$2" -v from="$((cut - 1))" -v to="$cut" '
 	/entries-in-buffer\/entries-written:/ {
 		split($3, e, "/"); lost = (e[1] != e[2]) }
+	/ tracing_mark_write: fusegate_cut / {
+		c = $NF; on = (c == from); if (c == to) exit; next }
+	!on { next }
 	/ req_end: / {
 		o = ""; r = ""
 		for (i = 1; i <= NF; i++) {
@@ -269,23 +278,48 @@ STRESS_LIMIT=150
 state_of() {
 	local line
 	state=""
-	read -r line < "/proc/$1/stat" 2>/dev/null || return 0
+	read -r line 2>/dev/null < "/proc/$1/stat" || return 0
 	# the state follows the command, which may hold spaces: after ") "
 	line=${line##*) }
 	state=${line%% *}
 }
 
-# blocked_tasks: every task in uninterruptible sleep, with its kernel stack
+# blocked_tasks: every task in uninterruptible sleep or waiting in FUSE
+# (a request's answer is first waited for interruptibly), with its stack
 blocked_tasks() {
-	local d p comm
+	local d p comm stack
 	for d in /proc/[0-9]*; do
 		p=${d#/proc/}
 		state_of "$p"
-		[ "$state" = D ] || continue
-		read -r comm < "$d/comm" 2>/dev/null
-		echo "task $p ($comm), state D:"
-		cat "$d/stack" 2>/dev/null
+		stack=$(cat "$d/stack" 2>/dev/null)
+		case "$state:$stack" in
+		D:*|*fuse*) ;;
+		*) continue ;;
+		esac
+		read -r comm 2>/dev/null < "$d/comm"
+		echo "task $p ($comm), state $state:"
+		echo "$stack"
 	done
+}
+
+# kill_tree PID: PID and every process below it
+kill_tree() {
+	local pids=$1 more=$1 d line ppid
+	while [ -n "$more" ]; do
+		more=""
+		for d in /proc/[0-9]*; do
+			read -r line 2>/dev/null < "$d/stat" || continue
+			line=${line##*) }
+			set -- $line
+			ppid=$2
+			case " $pids " in *" $ppid "*)
+				case " $pids " in *" ${d#/proc/} "*) ;; *)
+					pids="$pids ${d#/proc/}"; more="$more ${d#/proc/}" ;;
+				esac ;;
+			esac
+		done
+	done
+	kill -9 $pids 2>/dev/null
 }
 
 # abort_connection: end every request of the mount's connection
@@ -313,15 +347,20 @@ limited() {
 		return "$rc"
 	fi
 	hung=$limit
+	# the step's own programs write $log from its start (fio, umount):
+	# what is said of the hang is appended once they are gone
 	{
-		echo "the blocked tasks after $limit s:"
+		echo "the tasks blocked or waiting in FUSE after $limit s:"
 		blocked_tasks
-		echo "hung: not ended within its limit of $limit s; the connection aborted (fusectl)"
-	} >> "$log" 2>&1
+	} > "$log.hung" 2>&1
 	abort_connection
 	# the aborted requests end at once; what still runs after 10 s is killed
-	read -r -t 10 -u 7 rc || kill -9 "$pid" 2>/dev/null
+	read -r -t 10 -u 7 rc || kill_tree "$pid"
 	wait "$pid" 2>/dev/null
+	echo "hung: not ended within its limit of $limit s; the connection aborted (fusectl)" \
+		>> "$log.hung"
+	cat "$log.hung" >> "$log"
+	rm -f "$log.hung"
 	return 124
 }
 
@@ -755,6 +794,7 @@ run_server() {
 		stress_dir) trace_end "$name" "$group"; group=stress-ng; trace_begin
 			now; tp=$cs; log=$dir/stress.log
 			: > "$dir/stress.out"
+			hung=""
 			[ -n "$hung_step" ] || limited "$STRESS_LIMIT" stress_run > "$dir/stress.out"
 			[ -z "$hung" ] || { echo "stress-ng: hung" > "$dir/stress.rc"; hung_step=stress-ng; }
 			cat "$dir/stress.out"
