@@ -57,6 +57,10 @@ stock_lookup_invalid_attr|gate-fixtures/stock_lookup_invalid_attr|1|stock 6.12 t
 stock_comment_only|gate-fixtures/stock_comment_only|0|stock 6.12 and a comment-only patch: PASS|"verdict": "PASS"
 real_compound_after_enosys|gate-fixtures/real_compound_after_enosys|1|compounds asked again after each inode invalidation: REGRESSION in the real servers' requests|fuse_real_servers_requests;after the first refusal the kernel must not ask again|fuse_real_servers_test
 real_direct_write_tail_dropped|gate-fixtures/real_direct_write_tail_dropped|1|direct writes past 128 KiB lose a byte: REGRESSION in the real servers' fio|fuse_real_servers: bindfs.fio_direct|fuse_real_servers_test
+real_fsync_dropped|gate-fixtures/real_fsync_dropped|1|stock 6.12 that never sends FSYNC: REGRESSION in the real servers' requests|fuse_real_servers_requests;FSYNC -|fuse_real_servers_test
+real_open_getattr|gate-fixtures/real_open_getattr|1|stock 6.12 with a GETATTR after every open: REGRESSION in the real servers' requests|fuse_real_servers_requests;GETATTR +|fuse_real_servers_test
+real_flush_twice|gate-fixtures/real_flush_twice|1|stock 6.12 that sends every FLUSH twice: REGRESSION in the real servers' requests|fuse_real_servers_requests;FLUSH +|fuse_real_servers_test
+real_fsync_hangs|gate-fixtures/real_fsync_hangs|1|stock 6.12 whose fsync() waits for ever: a real server's step hangs, REGRESSION naming it|fuse_real_servers: bindfs.fio_seq;hung: not ended within its limit|fuse_real_servers_test
 EOF
 }
 
