@@ -37,8 +37,11 @@ SHIM=${FUSEGATE_REAL_DEVSHIM:-/tests/fuse_real_devshim.so}
 #   mmap     shared writable mmap     lock    POSIX locks (lockf)
 #   link     hard links               symlink symbolic links
 #   nlink    link counts (not sshfs: SFTP v3 attributes carry none)
-#   export   file handles (name_to_handle_at, open_by_handle_at): none
-#            of these servers sets FUSE_EXPORT_SUPPORT
+#   export   file handles (name_to_handle_at, open_by_handle_at) that
+#            survive the inode leaving the cache: given to none yet (the
+#            libfuse high-level servers set FUSE_EXPORT_SUPPORT, measured
+#            by fuse_real_probe, but whether their handles survive a
+#            forgotten node is not measured)
 #   backing  a backing directory whose changes the mount shows once the
 #            kernel's entry and attribute timeouts expired (not rclone: its
 #            VFS caches directories for 5 minutes; not sshfs: its own
