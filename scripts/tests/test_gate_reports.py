@@ -196,6 +196,30 @@ class Kcidb(unittest.TestCase):
         self.assertIn('fuse_compound_reply.compound_reply_validated.sub_unique_reordered', paths)
 
 
+class Reports(unittest.TestCase):
+    def test_a_blocking_case_carries_its_log(self):
+        base = summary({('fuse_real_servers', 'bindfs.fio_seq'): Status.PASS,
+                        ('fuse_real_servers', 'bindfs.mount'): Status.PASS})
+        patched = summary({('fuse_real_servers', 'bindfs.fio_seq'): Status.FAIL,
+                           ('fuse_real_servers', 'bindfs.mount'): Status.PASS})
+        patched.logs['fuse_real_servers']['bindfs.fio_seq'] = (
+            '        # task 101 (fio), state D:\n        # hung: not ended within its limit')
+        rows = gate.compare('selftests', base, patched, None)
+        trees = {'base': gate.Tree('base', 'baseline', '/t/b', 'a' * 40, 'a' * 40, 0),
+                 'patched': gate.Tree('patched', 'patched', '/t/p', 'b' * 40, 'a' * 40, 1)}
+        with tempfile.TemporaryDirectory() as d:
+            gate.write_reports(d, 'title', 'REGRESSION', None, None, rows,
+                               {'selftests': (base, patched)}, trees, {'total': 1}, {},
+                               '2026-01-01T00:00:00+00:00')
+            data = json.load(open(os.path.join(d, 'gate.json')))
+            md = open(os.path.join(d, 'report.md')).read()
+        logs = {t['test']: t.get('log') for t in data['tests']}
+        self.assertIn('hung: not ended', logs['bindfs.fio_seq'])
+        self.assertIsNone(logs['bindfs.mount'])
+        self.assertIn('bindfs.fio_seq` (base PASS, with the series FAIL): '
+                      '`hung: not ended within its limit`', md)
+
+
 class Locks(unittest.TestCase):
     """Two gates at once: the tree locks last for the whole run, even where
     the caller keeps no reference to what lock_trees() returned."""
