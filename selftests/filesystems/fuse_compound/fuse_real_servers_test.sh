@@ -188,9 +188,35 @@ trace_setup() {
 	fi
 	echo 1 > "$TR/events/fusegate/enable"
 	echo 1 > "$TR/tracing_on"
-	cut=0
-	echo "fusegate_cut $cut" > "$TR/trace_marker"
+	# the connections' waiting counts, for settle
+	grep -q ' /sys/fs/fuse/connections ' /proc/mounts ||
+		mount -t fusectl fusectl /sys/fs/fuse/connections 2>/dev/null
 	tracing=1
+}
+
+# conn_idle MINOR: no request of connection MINOR waits for its answer
+conn_idle() {
+	local w
+	read -r w 2>/dev/null < "/sys/fs/fuse/connections/$1/waiting" || return 0
+	[ "$w" = 0 ]
+}
+
+# settle: before a cut, wait (bounded, 5 s) until every request of the
+# mount's connection has its answer (an asynchronous RELEASE, the INIT
+# answered after mount(2) returned), so that it counts where it belongs
+settle() {
+	local minor
+	minor=$(awk -v m="$mnt" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo)
+	[ -n "$minor" ] || return 0
+	wait_for 50 conn_idle "$minor"
+}
+
+# trace_start SERVER: the first cut of a server's counts (run_server runs
+# in a pipeline's subshell: the cuts are numbered per server)
+trace_start() {
+	[ "$tracing" = 1 ] || return 0
+	cut=0
+	echo "fusegate_cut $1 $cut" > "$TR/trace_marker"
 }
 
 # trace_begin: nothing; each count is what came between two cuts
@@ -208,13 +234,14 @@ trace_end() {
 	[ "$tracing" = 1 ] || return 0
 	local tt
 	now; tt=$cs
+	settle
 	cut=$((cut + 1))
-	echo "fusegate_cut $cut" > "$TR/trace_marker"
-	awk -v server="$1" -v workload="$2" -v from="$((cut - 1))" -v to="$cut" '
+	echo "fusegate_cut $1 $cut" > "$TR/trace_marker"
+	awk -v server="$1" -v workload="$2" -v from="$1 $((cut - 1))" -v to="$1 $cut" '
 	/entries-in-buffer\/entries-written:/ {
 		split($3, e, "/"); lost = (e[1] != e[2]) }
 	/ tracing_mark_write: fusegate_cut / {
-		c = $NF; on = (c == from); if (c == to) exit; next }
+		c = $(NF - 1) " " $NF; if (c == to) exit; if (c == from) on = 1; next }
 	!on { next }
 	/ req_end: / {
 		o = ""; r = ""
@@ -775,7 +802,7 @@ run_server() {
 	log=$dir/mount.log
 	local t0 tp
 	now; t0=$cs
-	trace_begin
+	trace_start "$name"
 	start_"$name" > "$log" 2>&1
 	local rc=$?
 	if [ "$rc" -eq 0 ] && wait_for 600 is_mounted "$mnt"; then
