@@ -163,6 +163,14 @@ class TestRule(unittest.TestCase):
                 BASE['servers'], first['servers'], tol, rerun=again['servers'])}
             self.assertEqual(r['script']['status'], want)
 
+    def test_an_excess_where_nothing_varied_is_judged_with_the_rerun_up_to_the_bound(self):
+        again = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:5')
+        for n, want in ((9, 'PASS'), (10, 'FAIL')):
+            first = counts('fio ops=1:2,14:2,16:6,20:1,25:2,18:2,2:1', 'script ops=1:%d' % n)
+            r = {x['workload']: x for x in request_counts.real_server_rule(
+                BASE['servers'], first['servers'], {}, rerun=again['servers'])}
+            self.assertEqual(r['script']['status'], want)
+
     def test_the_rule_refuses_what_a_compound_cannot_stand_for(self):
         base = counts('fio ops=14:2,35:2,9:1')
         # one answered compound: an OPEN gone is replaced; CREATE and MKDIR are not
