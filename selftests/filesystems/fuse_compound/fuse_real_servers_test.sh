@@ -362,17 +362,32 @@ abort_connection() {
 	[ -n "$minor" ] && echo 1 > "/sys/fs/fuse/connections/$minor/abort"
 }
 
+# status_of SEQ SECONDS: set $rc to the status step SEQ wrote on the pipe
+# within SECONDS (a line "SEQ STATUS"); status 1 when none came
+status_of() {
+	local line
+	while read -r -t "$2" -u 7 line; do
+		[ "${line%% *}" = "$1" ] || continue
+		rc=${line#* }
+		return 0
+	done
+	return 1
+}
+
 # limited SECONDS CMD...: CMD in the background, its status waited for
 # on the pipe $DONE for up to SECONDS (a bounded wait for a defined state:
 # CMD has ended; no polling).  Past it: the blocked tasks' stacks into
 # $log, the connection aborted, $hung set to the limit, status 124.
 limited() {
-	local limit=$1 pid rc=0
+	local limit=$1 pid rc=0 seq
 	shift
 	hung=""
-	{ "$@"; echo "$?" >&7; } &
+	# each status names its step: one a killed step wrote late is skipped
+	lseq=$((lseq + 1))
+	seq="${name:-step}.$lseq"
+	{ "$@"; echo "$seq $?" >&7; } &
 	pid=$!
-	if read -r -t "$limit" -u 7 rc; then
+	if status_of "$seq" "$limit"; then
 		wait "$pid"
 		return "$rc"
 	fi
@@ -385,7 +400,7 @@ limited() {
 	} > "$log.hung" 2>&1
 	abort_connection
 	# the aborted requests end at once; what still runs after 10 s is killed
-	read -r -t 10 -u 7 rc || kill_tree "$pid"
+	status_of "$seq" 10 || kill_tree "$pid"
 	wait "$pid" 2>/dev/null
 	echo "hung: not ended within its limit of $limit s; the connection aborted (fusectl)" \
 		>> "$log.hung"
