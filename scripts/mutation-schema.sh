@@ -281,7 +281,7 @@ stage_guest() {
 import json, sys
 for m in json.load(open(sys.argv[1]))['mutants']:
     if 'site' in m:
-        print(m['num'], m['site'], m['id'])
+        print(m['num'], m['site'], m['id'], m.get('need', 'any'))
 EOF
 	log "$(wc -l < "$root/etc/mut/units") unit(s), $(wc -l < "$root/etc/mut/mutants") mutant(s) in the schema"
 }

@@ -22,7 +22,14 @@ widened to the smallest unit C lets us guard:
       commas and semicolons) becomes
       (fuse_mut_is(SITE, 7) ? (mutated) : (original));
   a statement: the lines of the change become
-      if (fuse_mut_is(SITE, 7)) { mutated } else { original }.
+      if (fuse_mut_is(SITE, 7)) { mutated } else { original };
+  the whole condition of an if or a while: as an expression, but the
+      original is read as fuse_mut_cond(SITE, !!(original)), which records
+      whether it was seen true or false (debugfs fuse_mutant_cond).  A
+      mutant that changes the condition only when it is true (never: C to
+      0, drop_or) or only when false (drop_and) runs only the tests that
+      saw that value; reached by tests none of which did, it is
+      "uninfected": a survivor found at no cost.
 
 Mutants whose units overlap share one site and one guard chain.  Each site
 records that it ran (debugfs fuse_mutant_reached) whatever mutant is on:
@@ -180,6 +187,18 @@ class Source:
                     return a, b
                 return None
         return None
+
+    def is_condition(self, o, c, a, b):
+        """Whether [a, b) is the whole condition of an if or a while whose
+        parentheses are (o, c)."""
+        if self.text[o] != '(' or self.word_before(o) not in ('if', 'while'):
+            return False
+        lo, hi = o + 1, c
+        while lo < hi and self.text[lo] in ' \t\n':
+            lo += 1
+        while hi > lo and self.text[hi - 1] in ' \t\n':
+            hi -= 1
+        return (a, b) == (lo, hi)
 
     def initializer(self, o):
         """Whether the brace at O opens an initializer (after '=', or
@@ -342,7 +361,8 @@ def unit_of(src, orig, mutated):
                 seg = src.segment(o, c, p, e)
             if seg is not None:
                 a, b = seg
-                return a, b, 'expr', mutated[a:b + delta]
+                kind = 'cond' if src.is_condition(o, c, a, b) else 'expr'
+                return a, b, kind, mutated[a:b + delta]
             lo, hi = o, c + 1
             continue
         if src.initializer(o):
@@ -460,6 +480,8 @@ MUTANT_H = '''/* SPDX-License-Identifier: GPL-2.0 */
 
 extern unsigned int fuse_mutant;
 extern unsigned long fuse_mut_reached[];
+extern unsigned long fuse_mut_true[];
+extern unsigned long fuse_mut_false[];
 
 /* whether mutant ID (at SITE) is on; SITE is recorded as reached */
 static __always_inline bool fuse_mut_is(unsigned int site, unsigned int id)
@@ -467,6 +489,21 @@ static __always_inline bool fuse_mut_is(unsigned int site, unsigned int id)
 	if (!test_bit(site, fuse_mut_reached))
 		set_bit(site, fuse_mut_reached);
 	return READ_ONCE(fuse_mutant) == id;
+}
+
+/*
+ * The unmutated value of the condition at SITE (an if or while), recorded
+ * as seen true or seen false: a mutant that changes the condition only
+ * when it is true (or only when false) is not infected by a test that
+ * never saw that value.
+ */
+static __always_inline bool fuse_mut_cond(unsigned int site, bool value)
+{
+	unsigned long *seen = value ? fuse_mut_true : fuse_mut_false;
+
+	if (!test_bit(site, seen))
+		set_bit(site, seen);
+	return value;
 }
 #endif
 '''
@@ -478,7 +515,37 @@ ccflags-y += -include $(srctree)/fs/fuse/mutant.h
 '''
 
 
+# what a generated mutant of a whole condition changes: the condition's
+# value only when the original is true (never: C -> 0; drop_or: a true
+# operand dropped) or only when it is false (drop_and: a false operand
+# dropped); negate and the rest change it whatever it is
+NEEDS = {'never': 'true', 'drop_or': 'true', 'drop_and': 'false'}
+
+
+def operator_of(mid):
+    """The operator of a generated mutant's id (file:function:op:hash),
+    its operand number dropped; None for a hand-written mutant."""
+    parts = mid.split(':')
+    if len(parts) != 4:
+        return None
+    return re.sub(r'_\d+$', '', parts[2])
+
+
+def infection_need(kind, mid):
+    """Which value of the site's unmutated condition a test must have
+    seen for mutant MID to change anything: 'true', 'false' or 'any'."""
+    if kind != 'cond':
+        return 'any'
+    return NEEDS.get(operator_of(mid), 'any')
+
+
 def guard(kind, site, alternatives, original):
+    if kind == 'cond':
+        # a condition: every alternative as a truth value, the original's
+        # recorded as seen true or false (what infects which mutant)
+        chain = ''.join('fuse_mut_is(%d, %d) ? !!(%s) : ' % (site, num, text)
+                        for num, text in alternatives)
+        return '(%sfuse_mut_cond(%d, !!(%s)))' % (chain, site, original)
     if kind == 'expr':
         chain = ''.join('fuse_mut_is(%d, %d) ? (%s) : ' % (site, num, text)
                         for num, text in alternatives)
@@ -539,11 +606,17 @@ def cmd_schema(args):
         for u in units:
             if merged and u[0] < merged[-1][1]:
                 # nested or overlapping: one site over the union, a
-                # statement if either is one
+                # statement if either is one, a condition if the union
+                # is the condition (what a condition holds is within it)
                 m = merged[-1]
-                m[1] = max(m[1], u[1])
-                if u[2] == 'stmt':
+                if u[2] == 'stmt' or m[2] == 'stmt':
                     m[2] = 'stmt'
+                elif (m[2] == 'cond' and u[1] <= m[1]) or \
+                        (u[2] == 'cond' and u[0] <= m[0] and m[1] <= u[1]):
+                    m[2] = 'cond'
+                else:
+                    m[2] = 'expr'
+                m[1] = max(m[1], u[1])
                 m[3].extend(u[3])
             else:
                 merged.append(u)
@@ -564,6 +637,7 @@ def cmd_schema(args):
                           'mutants': [m[0]['num'] for m in members]})
             for entry, _, _, _ in members:
                 entry['site'] = site_no
+                entry['need'] = infection_need(kind, entry['id'])
                 entry['line'] = orig.count('\n', 0, a) + 1
             site_no += 1
         out.append(text[pos:])
@@ -671,7 +745,11 @@ def cmd_units(args):
 
 # --- results -----------------------------------------------------------------
 
-VERDICTS = ('killed', 'survived', 'uncovered', 'unjudged')
+VERDICTS = ('killed', 'survived', 'uninfected', 'uncovered', 'unjudged')
+# what a mutant that no test killed is: survived the tests that changed
+# its site's behaviour, reached by tests none of which gave its condition
+# the value it changes, or reached by no test
+SURVIVORS = ('survived', 'uninfected', 'uncovered')
 
 
 def read_results(paths):
@@ -689,8 +767,12 @@ def read_results(paths):
             f = line.split()
             try:
                 if f[:1] == ['BASE'] and len(f) >= 4:
+                    sites = f[4] if len(f) > 4 else ''
+                    seen = dict(x.split('=', 1) for x in f[5:] if '=' in x)
                     base[int(f[1])] = {'rc': f[2], 'seconds': float(f[3]),
-                                       'sites': f[4] if len(f) > 4 else ''}
+                                       'sites': '' if sites == '-' else sites,
+                                       'true': seen.get('t', ''),
+                                       'false': seen.get('f', '')}
                 elif f[:1] == ['BASE-END']:
                     complete = True
                 elif f[:1] == ['MUT'] and len(f) >= 3 and f[2] in VERDICTS:
@@ -723,7 +805,8 @@ def cmd_resume(args):
     with open(os.path.join(mut, 'baseline'), 'w') as f:
         for n in sorted(base):
             b = base[n]
-            f.write('BASE %d %s %.2f %s\n' % (n, b['rc'], b['seconds'], b['sites']))
+            f.write('BASE %d %s %.2f %s t=%s f=%s\n' % (
+                n, b['rc'], b['seconds'], b['sites'] or '-', b['true'], b['false']))
     with open(os.path.join(mut, 'done'), 'w') as f:
         for n in sorted(verdicts):
             v = verdicts[n]
@@ -763,7 +846,7 @@ def cmd_report(args):
             op = re.sub(r'_\d+$', '', op)
             rows.append({'id': m['id'], 'file': m['file'], 'operator': op,
                          'state': state, 'by': by, 'what': m['what']})
-    judged = [r for r in rows if r['state'] in ('killed', 'survived', 'uncovered')]
+    judged = [r for r in rows if r['state'] in ('killed',) + SURVIVORS]
     k = sum(1 for r in judged if r['state'] == 'killed')
     n = len(judged)
     lo, hi = mutgen.wilson(k, n)
@@ -791,7 +874,7 @@ def cmd_report(args):
         len(base), sum(1 for b in base.values() if b['rc'] == '0'), boots))
     new = []
     for r in rows:
-        if r['state'] in ('survived', 'uncovered'):
+        if r['state'] in SURVIVORS:
             t = known.get(r['id'])
             tag = 'triaged: %s' % t[0] if t else 'NEW'
             if not t:

@@ -3,6 +3,7 @@ refuses to guard and why, that a guarded file compiles and switches, the
 units it reads off a harness's -l table, shards, and the score."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -49,13 +50,34 @@ def unit(old, new, count=1):
 class Units(unittest.TestCase):
     def test_a_condition_is_guarded_as_its_operand(self):
         a, b, kind, new = unit('if (len < 8 || len > max)', 'if (len < 8)')
-        self.assertEqual(kind, 'expr')
+        self.assertEqual(kind, 'cond')
         self.assertEqual(SOURCE[a:b], 'len < 8 || len > max')
         self.assertEqual(new, 'len < 8')
 
     def test_a_call_argument_is_guarded_alone(self):
         a, b, kind, new = unit('i < 2; i++', 'i <= 2; i++')
         self.assertEqual((kind, SOURCE[a:b], new), ('expr', 'i < 2', 'i <= 2'))
+
+    def test_part_of_a_condition_is_a_condition_only_when_whole(self):
+        # a boundary inside a call's argument within the condition is an
+        # expression; a return's value is no condition
+        src = SOURCE.replace('if (len == 9)', 'if (f(len < 9))')
+        mutated = src.replace('f(len < 9)', 'f(len <= 9)')
+        a, b, kind, _ = mutschema.unit_of(mutschema.Source(src), src, mutated)
+        self.assertEqual((kind, src[a:b]), ('expr', 'len < 9'))
+        a, b, kind, _ = unit('return len >= 16;', 'return len > 16;')
+        self.assertNotEqual(kind, 'cond')
+
+    def test_what_infects_a_mutant_of_a_condition(self):
+        need = mutschema.infection_need
+        self.assertEqual(need('cond', 'dev.c:f:never:1a2b3c4d'), 'true')
+        self.assertEqual(need('cond', 'dev.c:f:drop_or_2:1a2b3c4d'), 'true')
+        self.assertEqual(need('cond', 'dev.c:f:drop_and_1:1a2b3c4d'), 'false')
+        self.assertEqual(need('cond', 'dev.c:f:negate:1a2b3c4d'), 'any')
+        self.assertEqual(need('cond', 'dev.c:f:boundary_1:1a2b3c4d'), 'any')
+        # a hand-written mutant, or a site that is no whole condition
+        self.assertEqual(need('cond', 'handles_need_compounds'), 'any')
+        self.assertEqual(need('expr', 'dev.c:f:never:1a2b3c4d'), 'any')
 
     def test_a_removed_statement_is_guarded_as_its_lines(self):
         a, b, kind, new = unit('\tif (len == 9)\n\t\tgoto out;\n', '')
@@ -105,7 +127,8 @@ class Schema(unittest.TestCase):
                         'commit', '-qm', 'base'], check=True)
         self.mutants = os.path.join(self.tree, 'mutants.txt')
         with open(self.mutants, 'w') as f:
-            f.write('a|fs/fuse/check.c|drop|s/len < 8 \\|\\| len > max/len < 8/\n')
+            f.write('check.c:fuse_check:drop_or_2:0000000a|fs/fuse/check.c|drop|'
+                    's/len < 8 \\|\\| len > max/len < 8/\n')
             f.write('b|fs/fuse/check.c|boundary|s/return len >= 16;/return len > 16;/\n')
             f.write('c|fs/fuse/check.c|nested in a|s/len > max/len >= max/\n')
             f.write('d|fs/fuse/check.c|drop goto|s/\\tif \\(len == 9\\)\\n\\t\\tgoto out;\\n//\n')
@@ -121,6 +144,11 @@ class Schema(unittest.TestCase):
                        check=True, stdout=subprocess.DEVNULL)
         p = json.load(open(plan))
         by_id = {m['id']: m for m in p['mutants']}
+        by_id['a'] = by_id['check.c:fuse_check:drop_or_2:0000000a']
+        # a drops an operand of a whole condition: only a test that saw
+        # the condition true can tell
+        self.assertEqual(by_id['a']['need'], 'true')
+        self.assertEqual(by_id['b']['need'], 'any')
         self.assertIn('__init', by_id['e']['excluded'])
         # a and c overlap: one site
         self.assertEqual(by_id['a']['site'], by_id['c']['site'])
@@ -132,6 +160,7 @@ class Schema(unittest.TestCase):
         with open(os.path.join(fuse, 'linux_stub.h'), 'w') as f:
             f.write('#include <stdbool.h>\n#define __always_inline inline\n'
                     '#define READ_ONCE(x) (x)\n#define __init\n'
+                    'extern unsigned long fuse_mut_true[], fuse_mut_false[];\n'
                     'static inline int test_bit(int n, unsigned long *b) { return b[0] >> n & 1; }\n'
                     'static inline void set_bit(int n, unsigned long *b) { b[0] |= 1UL << n; }\n')
         with open(os.path.join(fuse, 'mutant.h'), 'w') as f:
@@ -140,11 +169,13 @@ class Schema(unittest.TestCase):
         with open(os.path.join(fuse, 'main.c'), 'w') as f:
             f.write('#include <stdio.h>\n#include <stdlib.h>\n'
                     'unsigned int fuse_mutant; unsigned long fuse_mut_reached[1];\n'
+                    'unsigned long fuse_mut_true[1], fuse_mut_false[1];\n'
                     'int fuse_check(int, int, int *);\n'
                     'int main(int c, char **v) { int calls = 0; fuse_mutant = atoi(v[1]);\n'
                     '  int r1 = fuse_check(20, 10, &calls), r2 = fuse_check(16, 16, &calls);\n'
                     '  int r3 = fuse_check(9, 16, &calls);\n'
-                    '  printf("%d %d %d %d %lu\\n", r1, r2, r3, calls, fuse_mut_reached[0]); return 0; }\n')
+                    '  printf("%d %d %d %d %lu %lu %lu\\n", r1, r2, r3, calls, fuse_mut_reached[0],\n'
+                    '         fuse_mut_true[0], fuse_mut_false[0]); return 0; }\n')
         exe = os.path.join(self.tree, 'check')
         subprocess.run(['gcc', '-w', '-o', exe, os.path.join(fuse, 'check.c'),
                         os.path.join(fuse, 'main.c')], check=True)
@@ -155,7 +186,11 @@ class Schema(unittest.TestCase):
 
         # off: as the original (calls: none for the refused length, 2 for
         # the loop and 1 after it, 2 for the loop before the goto)
-        self.assertEqual(run(0), ['-22', '1', '0', '5', '7'])
+        cond_site = by_id['a']['site']
+        # the condition of a and c was seen true (20 > 10) and false (16,
+        # 9): both bits of its site; no other site is a condition
+        self.assertEqual(run(0), ['-22', '1', '0', '5', '7', str(1 << cond_site),
+                                  str(1 << cond_site)])
         self.assertEqual(run(by_id['a']['num'])[:2], ['1', '1'])      # len > max not checked
         self.assertEqual(run(by_id['b']['num'])[:2], ['-22', '0'])    # 16 > 16 is false
         self.assertEqual(run(by_id['c']['num'])[:2], ['-22', '-22'])  # 16 >= 16 refused
@@ -246,6 +281,25 @@ class Results(unittest.TestCase):
         self.assertIn('excluded dir.c:g:never:5: a label', out)
         self.assertEqual(r.returncode, 1)
 
+    def test_an_uninfected_mutant_is_a_survivor(self):
+        a = self.write('a.out', 'MUT 1 killed 1 1\nMUT 2 killed 1 1\nMUT 3 killed 1 1\n'
+                       'MUT 4 uninfected 12 true\n')
+        r = self.report(a)
+        out = r.stdout.decode()
+        self.assertIn('mutation score: 3 of 4 killed', out)
+        self.assertIn('survivor (uninfected, NEW) dev.c:f:negate:4', out)
+        self.assertEqual(r.returncode, 1)
+
+    def test_the_seen_values_survive_a_resume(self):
+        a = self.write('a.out', 'BASE 1 0 0.50 0-3 t=1 f=2-3\nBASE 2 0 0.10 - t= f=\n'
+                       'BASE-END\n')
+        root = os.path.join(self.dir, 'root')
+        subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'resume',
+                        '--plan', self.plan, '--results', a, '--root', root],
+                       stdout=subprocess.PIPE, check=True)
+        self.assertEqual(open(os.path.join(root, 'etc/mut/baseline')).read(),
+                         'BASE 1 0 0.50 0-3 t=1 f=2-3\nBASE 2 0 0.10 - t= f=\n')
+
     def test_a_mutant_without_a_verdict_is_not_a_pass(self):
         a = self.write('a.out', 'MUT 1 killed 1 1\nMUT 2 killed 1 1\nMUT 3 killed 1 1\n')
         r = self.report(a)
@@ -290,7 +344,8 @@ class Results(unittest.TestCase):
                             '--plan', self.plan, '--results', a, '--root', root],
                            stdout=subprocess.PIPE, check=True)
         self.assertEqual(r.stdout.decode().strip(), '3')
-        self.assertEqual(open(os.path.join(root, 'etc/mut/baseline')).read(), 'BASE 1 0 0.50 0-3\n')
+        self.assertEqual(open(os.path.join(root, 'etc/mut/baseline')).read(),
+                         'BASE 1 0 0.50 0-3 t= f=\n')
         self.assertEqual(open(os.path.join(root, 'etc/mut/done')).read(), 'MUT 1 killed 1 1\n')
 
     def test_shards_split_every_line_once(self):
@@ -309,3 +364,49 @@ class Results(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class GuestOrder(unittest.TestCase):
+    """run-mutants' order(): the units a mutant runs, in busybox sh."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        text = open(os.path.join(HERE, '..', '..', 'selftests', 'guest', 'run-mutants')).read()
+        start = text.index('\norder() {') + 1
+        body = text[start:text.index('\n}\n', start) + 3]
+        self.script = os.path.join(self.dir, 'order.sh')
+        with open(self.script, 'w') as f:
+            f.write(re.sub(r'/etc/mut/|/tmp/', self.dir + '/', body))
+            f.write('order "$@"\n')
+        units = '1 prog a\n2 prog b\n3 prog c\n4 prog d\n'
+        # unit 1 saw site 5 true, unit 2 false, unit 3 reached only 7,
+        # unit 4 failed unmutated
+        base = ('BASE 1 0 0.50 5,7 t=5 f=7\nBASE 2 0 0.20 4-6 t= f=5\n'
+                'BASE 3 0 0.10 7 t=7 f=\nBASE 4 1 0.10 5 t=5 f=\n')
+        for name, text in (('units', units), ('base', base), ('kills', '1\n')):
+            with open(os.path.join(self.dir, name), 'w') as f:
+                f.write(text)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def order(self, *args):
+        r = subprocess.run(['busybox', 'sh', self.script, *args], stdout=subprocess.PIPE,
+                           check=True)
+        return [line.split()[0] for line in r.stdout.decode().splitlines()]
+
+    def test_every_unit_that_reaches_runs_kills_first(self):
+        self.assertEqual(self.order('5'), ['1', '2'])
+        self.assertEqual(self.order('5', 'any'), ['1', '2'])
+
+    def test_only_the_units_that_saw_the_value_run(self):
+        self.assertEqual(self.order('5', 'true'), ['1'])
+        self.assertEqual(self.order('5', 'false'), ['2'])
+        self.assertEqual(self.order('7', 'false'), ['1'])
+        self.assertEqual(self.order('6', 'true'), [])
+
+    def test_a_unit_that_reached_nothing_reaches_no_site(self):
+        # "-" is no range: not site 0
+        with open(os.path.join(self.dir, 'base'), 'a') as f:
+            f.write('BASE 5 0 0.01 - t= f=\n')
+        self.assertEqual(self.order('0'), [])

@@ -17,7 +17,9 @@
  *
  * STATUS: 0 passed, 4 skipped, norun (the program ran no test of that
  * name), splat (the kernel logged a WARN, BUG, KASAN... report), timeout,
- * signalN, or the exit status; SITES: what REACHED lists after it.  The
+ * signalN, or the exit status; SITES: what REACHED lists after it ("-":
+ * none), then "t=SITES f=SITES": the condition sites it saw true and
+ * false (fuse_mutant_cond, in REACHED's directory).  The
  * last line is "END" when every unit asked for ran; a run that finds a
  * kernel report logged before it prints "pending-splat" and runs nothing.
  * -f: stop after the first unit that did not pass (a skip included: only
@@ -183,17 +185,33 @@ static void clear_reached(const char *reached)
 	}
 }
 
-static void print_reached(const char *reached)
+/* the first line of PATH, without its newline ("" if none) */
+static const char *first_line(const char *path)
 {
 	static char buf[1 << 16];
-	int fd = open(reached, O_RDONLY);
+	int fd = open(path, O_RDONLY);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 
 	if (fd >= 0)
 		close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	printf(" %s", buf);
+	return buf;
+}
+
+/*
+ * " SITES t=SITES f=SITES": the sites reached ("-" for none), then the
+ * condition sites seen true and false (fuse_mutant_cond, beside REACHED)
+ */
+static void print_reached(const char *reached)
+{
+	char cond[300];
+	const char *sites = first_line(reached), *slash = strrchr(reached, '/');
+
+	printf(" %s", *sites ? sites : "-");
+	snprintf(cond, sizeof(cond), "%.*sfuse_mutant_cond",
+		 slash ? (int)(slash - reached + 1) : 0, reached);
+	printf(" %s", access(cond, R_OK) ? "t= f=" : first_line(cond));
 }
 
 static volatile sig_atomic_t alarmed;
