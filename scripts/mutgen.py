@@ -21,6 +21,17 @@ The operators:
   errno         -EX -> -EIO (-EIO -> -EINVAL) in a return or assignment
   return_zero   return -EX;  ->  return 0;
   drop_call     a call of fuse_make_bad(), a FORGET or a RELEASE removed
+  drop_mask     x & MASK  ->  x (a constant mask: CAPS, hex or octal;
+                x &= MASK; removed): a value used without the mask
+                stock applies to it; not in an if or while condition
+  drop_bound_K  min(a, b)  ->  a or b (min_t, max, umin, clamp: one
+                bound dropped): a value used unbounded
+  always_allowed  capable(), ns_capable(), current_in_userns(),
+                fuse_allow_current_process(), inode_owner_or_capable(),
+                in_group_p()...  ->  true: a privilege check that passes
+  drop_put      the release of a reference removed (iput, dput, fput,
+                folio_put, put_page, path_put...; kfree and kvfree on an
+                error path): a leak the books and the leak scans must see
 
 `score` reads mutation-check.sh's table and prints the mutation score
 with its 95% Wilson interval, each file's, and the survivors, split into
@@ -44,6 +55,54 @@ DROPPED_CALLS = ('fuse_make_bad', 'fuse_queue_forget', 'fuse_force_forget',
                  'fuse_sync_release', 'fuse_file_release', 'fuse_release_common',
                  'fuse_file_put')
 BOUNDARY = {'<': '<=', '<=': '<', '>': '>=', '>=': '>'}
+# x & MASK: a constant mask (CAPS, ~CAPS, hex, octal) after a binary &
+MASK = re.compile(r'(?<=[\w)\]]) & (~?[A-Z][A-Z0-9_]*|0x[0-9a-fA-F]+|0[0-7]+)'
+                  r'(?=\)|;|,| \||\s*$| \?| :)')
+MASK_ASSIGN = re.compile(r'^\s*[\w.>\-\[\]]+ &= (~?[A-Z][A-Z0-9_]*|0x[0-9a-fA-F]+|0[0-7]+);$')
+BOUNDS = ('min', 'max', 'min_t', 'max_t', 'umin', 'umax', 'clamp', 'clamp_t', 'clamp_val')
+BOUND_CALL = re.compile(r'\b(%s)\(' % '|'.join(BOUNDS))
+ALLOWED = ('capable', 'ns_capable', 'ns_capable_noaudit', 'has_capability_noaudit',
+           'current_in_userns', 'fuse_allow_current_process', 'inode_owner_or_capable',
+           'capable_wrt_inode_uidgid', 'in_group_p', 'vfsgid_in_group_p')
+ALLOWED_CALL = re.compile(r'(?<![\w.>])(%s)\(' % '|'.join(ALLOWED))
+PUTS = ('iput', 'dput', 'fput', 'folio_put', 'put_page', 'path_put', 'put_user_ns',
+        'put_pid', 'fuse_conn_put', 'fuse_put_request', 'mntput', 'put_cred')
+FREES = ('kfree', 'kvfree')
+# a line that opens an error path: a label, or an if on an error
+ERROR_PATH = re.compile(r'^\w+:\s*$|^\s*(?:\} else )?if \(.*(\berr\b|\bret\b|IS_ERR|< 0|!)')
+
+
+def call_args(line, open_paren):
+    """(arguments, index after the closing parenthesis) of the call whose
+    '(' is at OPEN_PAREN in LINE, or None when it does not close there."""
+    depth, start, args = 0, open_paren + 1, []
+    for i in range(open_paren, len(line)):
+        c = line[i]
+        if c in '([{':
+            depth += 1
+        elif c in ')]}':
+            depth -= 1
+            if depth == 0:
+                args.append(line[start:i].strip())
+                return args, i + 1
+        elif c == ',' and depth == 1:
+            args.append(line[start:i].strip())
+            start = i + 1
+    return None
+
+
+def bound_alternatives(name, args):
+    """What a call of min/max/clamp becomes with one bound dropped."""
+    if name in ('min', 'max', 'umin', 'umax') and len(args) == 2:
+        return ['(%s)' % args[1], '(%s)' % args[0]]
+    if name in ('min_t', 'max_t') and len(args) == 3:
+        return ['((%s)(%s))' % (args[0], args[2]), '((%s)(%s))' % (args[0], args[1])]
+    if name in ('clamp', 'clamp_val') and len(args) == 3:
+        return ['min(%s, %s)' % (args[0], args[2]), 'max(%s, %s)' % (args[0], args[1])]
+    if name == 'clamp_t' and len(args) == 4:
+        return ['min_t(%s, %s, %s)' % (args[0], args[1], args[3]),
+                'max_t(%s, %s, %s)' % (args[0], args[1], args[2])]
+    return []
 
 
 def split_top(expr, op):
@@ -90,6 +149,20 @@ def functions(lines):
             yield i, name
 
 
+def on_error_path(lines, i):
+    """Whether line I is the body of an if on an error, or one of the
+    first statements of a block of one or after a label."""
+    if i and ERROR_PATH.match(lines[i - 1]):
+        return True
+    for j in range(i - 1, max(-1, i - 4), -1):
+        text = lines[j].rstrip()
+        if ERROR_PATH.match(text):
+            return text.endswith(('{', ':'))
+        if not text.endswith(';'):
+            return False
+    return False
+
+
 def line_mutants(line, lines, i):
     """(operator, detail, new text of the line or None to remove it,
     lines the change spans) for line I."""
@@ -130,6 +203,33 @@ def line_mutants(line, lines, i):
                         line[:e.start()] + swap + line[e.end():], 1))
     if RETURN_ERR.match(line):
         out.append(('return_zero', '', RETURN_ERR.sub(r'\1return 0;', line), 1))
+    if not m:
+        for k, mk in enumerate(MASK.finditer(line)):
+            out.append(('drop_mask' if k == 0 else 'drop_mask_%d' % (k + 1), mk.group(1),
+                        line[:mk.start()] + line[mk.end():], 1))
+    if MASK_ASSIGN.match(line):
+        out.append(('drop_mask', MASK_ASSIGN.match(line).group(1),
+                    re.sub(r'\S.*', ';', line), 1))
+    k = 0
+    for c in BOUND_CALL.finditer(line):
+        parsed = call_args(line, c.end() - 1)
+        if not parsed:
+            continue
+        for alt in bound_alternatives(c.group(1), parsed[0]):
+            k += 1
+            out.append(('drop_bound_%d' % k, c.group(1),
+                        line[:c.start()] + alt + line[parsed[1]:], 1))
+    for k, c in enumerate(ALLOWED_CALL.finditer(line)):
+        parsed = call_args(line, c.end() - 1)
+        if parsed:
+            out.append(('always_allowed' if k == 0 else 'always_allowed_%d' % (k + 1),
+                        c.group(1), line[:c.start()] + 'true' + line[parsed[1]:], 1))
+    call = re.match(r'^(\s*)(\w+)\(.*\);$', line)
+    if call and (call.group(2) in PUTS or (
+            call.group(2) in FREES and on_error_path(lines, i))):
+        # an empty statement, not a removed line: the body of a braceless
+        # if stays a body
+        out.append(('drop_put', call.group(2), call.group(1) + ';', 1))
     call = re.match(r'^\s*(\w+)\(', line)
     if call and call.group(1) in DROPPED_CALLS:
         span = 1

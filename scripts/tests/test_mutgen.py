@@ -25,6 +25,14 @@ SOURCE = '''static int fuse_check(struct fuse_conn *fc, int len, int err)
 \tif (len > 4 &&
 \t    len != 100)
 \t\treturn -E2BIG;
+\tstat->mode = (inode->i_mode & S_IFMT) | (attr->mode & 07777);
+\tlen = min_t(u32, len, fc->max);
+\tif (!capable(CAP_SYS_ADMIN))
+\t\treturn -EPERM;
+\tiput(inode);
+\tif (err)
+\t\tkfree(fa);
+\tkfree(other);
 \treturn len >= 16;
 }
 '''
@@ -52,7 +60,9 @@ class Generate(unittest.TestCase):
 
     def test_every_operator_is_made(self):
         for op in ('negate', 'never', 'drop_or_1', 'drop_or_2', 'boundary_1',
-                   'boundary_2', 'errno_1', 'return_zero', 'drop_call'):
+                   'boundary_2', 'errno_1', 'return_zero', 'drop_call',
+                   'drop_mask', 'drop_mask_2', 'drop_bound_1', 'drop_bound_2',
+                   'always_allowed', 'drop_put'):
             self.assertIn(op, self.ops)
 
     def test_ids_are_unique_and_name_the_function(self):
@@ -65,6 +75,32 @@ class Generate(unittest.TestCase):
             want = mutgen.apply(SOURCE, old, new, occ)
             self.assertNotEqual(want, SOURCE, mid)
             self.assertEqual(perl(subst, SOURCE), want, mid)
+
+    def changed(self, op, needle):
+        """The line NEEDLE as mutant OP of it leaves it."""
+        got = [m for m in self.mutants if m[0].split(':')[2] == op and needle in m[4][0]]
+        self.assertEqual(len(got), 1, (op, needle))
+        return got[0][4][1]
+
+    def test_each_mask_of_a_server_value_is_dropped_alone(self):
+        self.assertEqual(self.changed('drop_mask', 'S_IFMT'),
+                         '\tstat->mode = (inode->i_mode) | (attr->mode & 07777);')
+        self.assertEqual(self.changed('drop_mask_2', 'S_IFMT'),
+                         '\tstat->mode = (inode->i_mode & S_IFMT) | (attr->mode);')
+
+    def test_either_bound_is_dropped(self):
+        self.assertEqual(self.changed('drop_bound_1', 'min_t'), '\tlen = ((u32)(fc->max));')
+        self.assertEqual(self.changed('drop_bound_2', 'min_t'), '\tlen = ((u32)(len));')
+
+    def test_a_privilege_check_is_made_to_pass(self):
+        self.assertEqual(self.changed('always_allowed', 'capable'), '\tif (!true)')
+
+    def test_a_release_becomes_an_empty_statement(self):
+        self.assertEqual(self.changed('drop_put', 'iput'), '\t;')
+        # kfree only on an error path: after an if on an error, not after
+        # a plain statement
+        self.assertEqual(self.changed('drop_put', 'kfree(fa)'), '\t\t;')
+        self.assertFalse([m for m in self.mutants if 'kfree(other)' in m[4][0]])
 
     def test_the_second_of_two_equal_lines_is_changed_alone(self):
         second = [m for m in self.mutants if m[4][0] == '\tif (err) {' and
