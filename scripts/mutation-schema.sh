@@ -49,6 +49,10 @@ Options:
                  ran ("survived K/N budget"); 0: every test that reaches it
   --resume       keep the boots of an earlier run of the same plan (same
                  mutants and schema) in --results and go on from there
+  --lanes N      N guests at once (default 1), each on its share of the
+                 baseline's units and then of the mutants, every one with
+                 the whole baseline: on 2 cores, 2 lanes keep both busy
+                 where one TCG guest uses about 1.2 of them
   --idle S       a guest that writes nothing for S seconds is stopped and
                  the mutant that was on counts as killed by a hang
                  (default 240)
@@ -87,6 +91,7 @@ idle=240
 whole=1
 resume=0
 budget=60
+lanes=1
 series=
 while [ $# -gt 0 ]; do
 	take_build_option "$@" && { shift "$TAKEN"; continue; }
@@ -102,6 +107,7 @@ while [ $# -gt 0 ]; do
 	--no-whole) whole=0; shift ;;
 	--resume) resume=1; shift ;;
 	--budget) [ $# -ge 2 ] || die_usage "--budget needs seconds"; budget=$2; shift 2 ;;
+	--lanes) [ $# -ge 2 ] || die_usage "--lanes needs a number"; lanes=$2; shift 2 ;;
 	--idle) [ $# -ge 2 ] || die_usage "--idle needs seconds"; idle=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || die_usage "--timeout needs seconds"; timeout=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
@@ -113,6 +119,7 @@ check_runner_options
 [[ "$seed" =~ ^[0-9]+$ ]] || die_usage "--seed must be a number: $seed"
 [[ "$idle" =~ ^[1-9][0-9]*$ ]] || die_usage "--idle must be a positive number: $idle"
 [[ "$budget" =~ ^[0-9]+$ ]] || die_usage "--budget must be a number of seconds: $budget"
+[[ "$lanes" =~ ^[1-9]$ ]] || die_usage "--lanes must be a number from 1 to 9: $lanes"
 if [ -n "$shard" ]; then
 	if ! [[ "$shard" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] ||
 		[ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
@@ -293,22 +300,22 @@ EOF
 collect() {
 	local n out last
 	local -a lost=()
-	: > "$results/guest.out.new"
+	: > "$lane/guest.out.new"
 	for n in $(boots); do
-		out="$results/guest-$n.out"
+		out="$lane/guest-$n.out"
 		{
 			echo "BOOT $n"
-			grep -E '^(BASE|RUN|MUT|REBOOT|MUTANTS-END)' "$out" || true
+			grep -E '^(BASE|BOOTSITES|RUN|MUT|REBOOT|MUTANTS-END)' "$out" || true
 			last=$(grep -E '^(RUN|MUT|REBOOT|MUTANTS-END)' "$out" | tail -1 || true)
 			# guest-N.end says how the boot ended: crash (the console has
 			# a panic or an oops), hang (stopped by the idle limit) kill
 			# the mutant that was on; lost (no evidence: the time limit,
 			# QEMU) or none (interrupted) leave it to run again, but a
 			# mutant on at two lost ends is killed by them
-			if [[ "$last" =~ ^RUN\ ([0-9]+)\ ([0-9]+) ]] && [ -e "$results/guest-$n.end" ]; then
-				case "$(cat "$results/guest-$n.end")" in
+			if [[ "$last" =~ ^RUN\ ([0-9]+)\ ([0-9]+) ]] && [ -e "$lane/guest-$n.end" ]; then
+				case "$(cat "$lane/guest-$n.end")" in
 				crash|hang)
-					echo "MUT ${BASH_REMATCH[1]} killed ${BASH_REMATCH[2]} $(cat "$results/guest-$n.end")" ;;
+					echo "MUT ${BASH_REMATCH[1]} killed ${BASH_REMATCH[2]} $(cat "$lane/guest-$n.end")" ;;
 				lost)
 					if [ "${lost[${BASH_REMATCH[1]}]:-0}" -ge 1 ]; then
 						echo "MUT ${BASH_REMATCH[1]} killed ${BASH_REMATCH[2]} lost-twice"
@@ -317,47 +324,50 @@ collect() {
 				esac
 				echo "REBOOT host"
 			fi
-		} >> "$results/guest.out.new"
+		} >> "$lane/guest.out.new"
 	done
-	mv "$results/guest.out.new" "$results/guest.out"
+	mv "$lane/guest.out.new" "$lane/guest.out"
 }
 
 # boots: the numbers of the boots so far, in order
 boots() {
 	local f
-	for f in "$results"/guest-*.out; do
+	for f in "$lane"/guest-*.out; do
 		[ -e "$f" ] || continue
 		f=${f##*/guest-}
 		echo "${f%.out}"
 	done | sort -n
 }
 
-# boot_until_done ROOT: boot, and boot again after each reboot the guest
-# asks for or a crash or a hang, until every mutant has its verdict
+# boot_until_done ROOT PLAN [RESULTS...]: boot, and boot again after each
+# reboot the guest asks for or a crash or a hang, until every mutant of
+# PLAN has its verdict; the boots' files go to the directory $lane, and
+# RESULTS (a baseline run elsewhere) count as done
 boot_until_done() {
-	local root=$1 boot before after out con todo rc
+	local root=$1 plan=$2 boot before after out con todo rc
+	shift 2
 	boot=$(boots | tail -1)
 	boot=${boot:-0}
 	while :; do
 		collect
-		todo=$(python3 "$FUSEGATE_ROOT/scripts/mutschema.py" resume --plan "$results/plan.json" \
-			--results "$results/guest.out" --root "$root")
+		todo=$(python3 "$FUSEGATE_ROOT/scripts/mutschema.py" resume --plan "$plan" \
+			--results "$lane/guest.out" "$@" --root "$root")
 		[ "$boot" -gt 0 ] && [ "$todo" = 0 ] && return 0
 		boot=$((boot + 1))
 		[ "$boot" -le $(( $(wc -l < "$root/etc/mut/mutants") + 3 )) ] ||
-			die_infra "more boots than mutants: the runner is stuck (see $results/guest.out)"
-		guest_initramfs "$root" "$results/initramfs.cpio"
-		out="$results/guest-$boot.out"
-		con="$results/console-$boot.log"
+			die_infra "more boots than mutants: the runner is stuck (see $lane/guest.out)"
+		guest_initramfs "$root" "$lane/initramfs.cpio"
+		out="$lane/guest-$boot.out"
+		con="$lane/console-$boot.log"
 		log "boot $boot: $todo mutant(s) to judge"
-		before=$(grep -c '^MUT \|^BASE ' "$results/guest.out" || true)
+		before=$(grep -c '^MUT \|^BASE ' "$lane/guest.out" || true)
 		# a guest that asked for a reboot has a kernel known to be
 		# broken: it gets 15 s to power off, not the gate's 130
 		rc=0
 		# the KUnit suites run at boot (that is what gives them their
 		# debugfs run files); the guest runs them again as units
 		GUEST_KVM=0 GUEST_KUNIT=$kunit GUEST_HOST_SHARE=0 GUEST_IDLE_LIMIT=$idle GUEST_DONE_GRACE=15 \
-			guest_boot "$GUEST_BUILD_DIR/arch/x86/boot/bzImage" "$results/initramfs.cpio" \
+			guest_boot "$GUEST_BUILD_DIR/arch/x86/boot/bzImage" "$lane/initramfs.cpio" \
 			"$con" "$out" "$timeout" || rc=$?
 		if [ -e "$con.idle" ]; then
 			echo hang
@@ -365,7 +375,7 @@ boot_until_done() {
 			echo crash
 		else
 			echo lost
-		fi > "$results/guest-$boot.end"
+		fi > "$lane/guest-$boot.end"
 		grep -q FUSEGATE-BOOT-OK "$con" || die_infra "the guest did not boot (see $con)"
 		! grep -q '^REBOOT no-' "$out" ||
 			die_infra "the guest cannot run the schema: $(grep -m1 '^REBOOT' "$out")"
@@ -374,10 +384,96 @@ boot_until_done() {
 		! grep -q '^REBOOT baseline-unhealthy' "$out" ||
 			die_infra "the unmutated kernel was left unfit by the baseline: $(grep -m1 '^REBOOT' "$out") (see $con)"
 		collect
-		after=$(grep -c '^MUT \|^BASE ' "$results/guest.out" || true)
+		after=$(grep -c '^MUT \|^BASE ' "$lane/guest.out" || true)
 		[ "$after" -gt "$before" ] ||
 			die_infra "boot $boot judged no mutant and ran no test (see $con)"
 	done
+}
+
+# lane_root ROOT L KIND: the root of lane L (KIND baseline: every LANES-th
+# unit and no mutant; mutants: every unit and every LANES-th mutant), its
+# files hard links to ROOT's but for its own lists
+lane_root() {
+	local root=$1 l=$2 kind=$3 dir
+	dir="$results/lane-$l/root-$kind"
+	rm -rf "$dir"
+	mkdir -p "$results/lane-$l"
+	cp -al "$root" "$dir" || die_infra "cannot copy the guest's files for lane $l"
+	rm -f "$dir"/etc/mut/*
+	if [ "$kind" = baseline ]; then
+		awk -v n="$lanes" -v l="$l" '(NR - 1) % n == l - 1' "$root/etc/mut/units" > "$dir/etc/mut/units"
+		: > "$dir/etc/mut/mutants"
+	else
+		cp "$root/etc/mut/units" "$dir/etc/mut/units"
+		awk -v n="$lanes" -v l="$l" '(NR - 1) % n == l - 1' "$root/etc/mut/mutants" > "$dir/etc/mut/mutants"
+	fi
+}
+
+# lane_plan L: the plan of lane L's mutants
+lane_plan() {
+	python3 - "$results/plan.json" "$results/lane-$1/root-mutants/etc/mut/mutants" \
+		> "$results/lane-$1/plan.json" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+mine = {int(line.split()[0]) for line in open(sys.argv[2]) if line.strip()}
+plan['mutants'] = [m for m in plan['mutants'] if m['num'] in mine]
+json.dump(plan, sys.stdout)
+PY
+}
+
+# wait_lanes WHAT PID...: every lane's boots, each to its end; one that
+# failed is an infrastructure error
+wait_lanes() {
+	local what=$1 pid l=0 failed=()
+	shift
+	for pid in "$@"; do
+		l=$((l + 1))
+		wait "$pid" || failed+=("$l")
+	done
+	[ "${#failed[@]}" = 0 ] ||
+		die_infra "$what: lane(s) ${failed[*]} failed (see $results/lane-${failed[0]})"
+}
+
+# run_lanes ROOT: LANES guests at once, each on its part of the units (the
+# baseline: each unit's sites do not depend on the guest it ran in) and
+# then of the mutants, every lane with the whole baseline; guest.out
+# gathers every lane's lines
+run_lanes() {
+	local root=$1 l pids=() units
+	echo '{"mutants": [], "sites": []}' > "$results/plan-none.json"
+	if ! grep -q '^BASE-END' "$results/baseline.out" 2>/dev/null; then
+		for l in $(seq 1 "$lanes"); do
+			lane_root "$root" "$l" baseline
+			mkdir -p "$results/lane-$l/baseline"
+			( lane="$results/lane-$l/baseline"
+			  boot_until_done "$results/lane-$l/root-baseline" "$results/plan-none.json" ) &
+			pids+=($!)
+		done
+		wait_lanes "the baseline" "${pids[@]}"
+		for l in $(seq 1 "$lanes"); do
+			grep -q '^BASE-END' "$results/lane-$l/baseline/guest.out" ||
+				die_infra "lane $l's baseline did not complete (see $results/lane-$l/baseline)"
+		done
+		{
+			grep -h '^BASE [0-9]' "$results"/lane-*/baseline/guest.out
+			grep -h -m1 '^BOOTSITES' "$results/lane-1/baseline/guest.out" || true
+			echo BASE-END
+		} > "$results/baseline.out"
+		units=$(grep -c '^BASE [0-9]' "$results/baseline.out")
+		[ "$units" = "$(wc -l < "$root/etc/mut/units")" ] ||
+			die_infra "the lanes' baseline has $units unit(s) of $(wc -l < "$root/etc/mut/units")"
+	fi
+	pids=()
+	for l in $(seq 1 "$lanes"); do
+		lane_root "$root" "$l" mutants
+		lane_plan "$l"
+		( lane="$results/lane-$l"
+		  boot_until_done "$results/lane-$l/root-mutants" "$results/lane-$l/plan.json" \
+			"$results/baseline.out" ) &
+		pids+=($!)
+	done
+	wait_lanes "the mutants" "${pids[@]}"
+	cat "$results"/lane-*/baseline/guest.out "$results"/lane-*/guest.out > "$results/guest.out"
 }
 
 # stash_resume / unstash_resume: with --resume, the boots of an earlier
@@ -388,6 +484,7 @@ stash_resume() {
 	cp "$results/plan.json" "$stash/"
 	cp "$results/resume.key" "$stash/" 2>/dev/null || true
 	cp "$results"/guest-*.out "$results"/guest-*.end "$stash/" 2>/dev/null || true
+	cp -r "$results"/lane-* "$results/baseline.out" "$stash/" 2>/dev/null || true
 }
 
 unstash_resume() {
@@ -395,6 +492,7 @@ unstash_resume() {
 	if [ -f "$stash/resume.key" ] && cmp -s "$stash/resume.key" "$results/resume.key"; then
 		log "resuming: the boots of the earlier run of this plan are kept"
 		cp "$stash"/guest-* "$results/" 2>/dev/null || true
+		cp -r "$stash"/lane-* "$stash/baseline.out" "$results/" 2>/dev/null || true
 	else
 		log "WARNING: --resume: the plan is not the earlier run's: starting over"
 	fi
@@ -441,14 +539,19 @@ main() {
 	unstash_resume
 	t_build=$(( $(now) - t0 ))
 	t0=$(now)
-	boot_until_done "$root"
+	if [ "$lanes" -gt 1 ]; then
+		run_lanes "$root"
+	else
+		lane=$results
+		boot_until_done "$root" "$results/plan.json"
+	fi
 	t_guest=$(( $(now) - t0 ))
 	units_s=$(awk '$1 == "BASE" { s += $4 } END { printf "%.0f", s }' "$results/guest.out")
 	{
 		echo "schema and fs/fuse compile: ${t_schema}s"
 		echo "kernel build and initramfs: ${t_build}s"
 		echo "guest (all boots): ${t_guest}s, of which the baseline's units ${units_s}s"
-		echo "boots: $(grep -c '^BOOT' "$results/guest.out")"
+		echo "boots: $(grep -c '^BOOT' "$results/guest.out") in $lanes lane(s)"
 	} > "$results/times.txt"
 	python3 "$FUSEGATE_ROOT/scripts/mutschema.py" report --plan "$results/plan.json" \
 		--results "$results/guest.out" --triage "$FUSEGATE_ROOT/docs/mutant-triage.md" \
