@@ -261,6 +261,11 @@ class Source:
                 return o, self.pairs[o]
         return None
 
+    def function_name(self, brace):
+        """The name of the function whose body opens at BRACE."""
+        m = re.search(r'(\w+)\s*\(', self.header_of(brace))
+        return m.group(1) if m else ''
+
     def header_of(self, brace):
         """The text between the previous top-level ; or } and BRACE."""
         i = brace - 1
@@ -323,6 +328,30 @@ def last_code_char(text):
 
 class Excluded(Exception):
     pass
+
+
+# what makes code depend on the kernel's config at compile time
+CONFIG_WORDS = re.compile(r'\b(?:IS_ENABLED|IS_BUILTIN|IS_REACHABLE|IS_MODULE)\s*\(|\bCONFIG_\w+')
+CONFIG_MACRO = re.compile(r'^#\s*define\s+(\w+)\b.*(?:IS_ENABLED|IS_BUILTIN|IS_REACHABLE|'
+                          r'IS_MODULE|\bCONFIG_)', re.M)
+
+
+def config_macros(texts):
+    """The macros of TEXTS (fs/fuse's headers and file) whose one-line
+    definition tests the kernel's config."""
+    return {m.group(1) for t in texts for m in CONFIG_MACRO.finditer(t)}
+
+
+def config_dependent(text, macros):
+    """The config test in TEXT (IS_ENABLED(), CONFIG_..., or a macro of
+    MACROS), or None."""
+    m = CONFIG_WORDS.search(text)
+    if m:
+        return m.group(0).rstrip('( ')
+    for name in sorted(macros):
+        if re.search(r'\b%s\b' % re.escape(name), text):
+            return name
+    return None
 
 
 def unit_of(src, orig, mutated):
@@ -459,6 +488,13 @@ def head_text(tree, rel):
     return r.stdout.decode()
 
 
+def tree_headers(tree):
+    """The names of fs/fuse's headers in the tree's HEAD."""
+    r = subprocess.run(['git', '-C', tree, 'ls-tree', '--name-only', 'HEAD', 'fs/fuse/'],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return [os.path.basename(p) for p in r.stdout.decode().split() if p.endswith('.h')]
+
+
 def write_new(path, text):
     """Write PATH as a new file: a prepared tree's files are hard links
     into the shared source, never written in place."""
@@ -588,14 +624,23 @@ def cmd_schema(args):
             continue
         by_file.setdefault(rel, []).append((entry, subst))
     sites, site_no = [], 0
+    headers = [head_text(args.tree, 'fs/fuse/' + h) for h in tree_headers(args.tree)]
     for rel in sorted(by_file):
         orig = head_text(args.tree, rel)
         src = Source(orig)
+        macros = config_macros([orig] + headers)
         units = []
         for entry, subst in by_file[rel]:
             try:
                 mutated = mutated_text(orig, subst)
                 a, b, kind, new = unit_of(src, orig, mutated)
+                # a guarded condition or value that tests the config is no
+                # longer a constant: what the config compiles out (a call
+                # of a function it leaves out) would be linked
+                test = config_dependent(orig[a:b], macros) if kind != 'stmt' else None
+                if test:
+                    raise Excluded('tests the kernel\'s config (%s): guarded, it would '
+                                   'make code that config compiles out reachable' % test)
             except Excluded as why:
                 entry['excluded'] = str(why)
                 continue
@@ -631,7 +676,9 @@ def cmd_schema(args):
             out.append(g)
             last_line = first_line + g.count('\n')
             pos = b
+            fn = src.function_of(a)
             sites.append({'site': site_no, 'file': rel, 'kind': kind,
+                          'function': src.function_name(fn[0]) if fn else '',
                           'line': orig.count('\n', 0, a) + 1,
                           'schema_lines': [first_line, last_line],
                           'mutants': [m[0]['num'] for m in members]})
@@ -661,9 +708,22 @@ def cmd_schema(args):
 def cmd_blame(args):
     """Name the mutants whose guard a compiler error points into."""
     plan = json.load(open(args.plan))
-    bad = set()
+    bad, why = set(), {}
     err = re.compile(r'^(?:\S*/)?(fs/fuse/[\w.-]+\.c):(\d+):\d+: error:')
+    # the linker: "in function `F':" then "undefined reference to `X'"
+    in_function = re.compile(r"in function [`'](\w+)'")
+    undefined = re.compile(r"undefined reference to [`'](\w+)'")
+    function = None
     for line in open(args.log, errors='replace'):
+        m = in_function.search(line)
+        if m:
+            function = m.group(1)
+        u = undefined.search(line)
+        if u and function:
+            for s in plan['sites']:
+                if s.get('function') == function and s['kind'] != 'stmt':
+                    bad.add(s['site'])
+                    why[s['site']] = 'its guard links %s(), which the config leaves out' % u.group(1)
         m = err.match(line.strip())
         if not m:
             continue
@@ -673,7 +733,7 @@ def cmd_blame(args):
                 bad.add(s['site'])
     for m in plan['mutants']:
         if m.get('site') in bad:
-            print('%s its guard does not compile' % m['id'])
+            print('%s %s' % (m['id'], why.get(m['site'], 'its guard does not compile')))
     return 0 if bad else 1
 
 

@@ -209,6 +209,43 @@ class Schema(unittest.TestCase):
                        check=True, stdout=subprocess.DEVNULL)
         self.assertEqual([m['num'] for m in json.load(open(plan))['mutants']], [2, 4])
 
+    def test_a_guard_that_does_not_link_is_blamed_by_its_function(self):
+        plan = os.path.join(self.tree, 'plan.json')
+        subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'schema',
+                        '--tree', self.tree, '--mutants', self.mutants, '--out', plan],
+                       check=True, stdout=subprocess.DEVNULL)
+        log = os.path.join(self.tree, 'build.log')
+        with open(log, 'w') as f:
+            f.write("ld: vmlinux.o: in function `fuse_check':\n"
+                    "(.text+0x8560ee): undefined reference to `fuse_dax_break_layouts'\n")
+        r = subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'blame',
+                            '--plan', plan, '--log', log], stdout=subprocess.PIPE)
+        out = r.stdout.decode()
+        # the condition's site (a and c), not the statements' (b, d)
+        self.assertIn('check.c:fuse_check:drop_or_2:0000000a its guard links '
+                      'fuse_dax_break_layouts()', out)
+        self.assertIn('\nc its guard links', out)
+        self.assertNotIn('\nd ', out)
+        self.assertNotIn('\nb ', out)
+
+    def test_a_condition_on_the_config_is_not_guarded(self):
+        src = SOURCE.replace('if (len == 9)', 'if (FUSE_IS_DAX(len) && len == 9)')
+        with open(os.path.join(self.tree, 'fs', 'fuse', 'check.c'), 'w') as f:
+            f.write(src)
+        with open(os.path.join(self.tree, 'fs', 'fuse', 'fuse_i.h'), 'w') as f:
+            f.write('#define FUSE_IS_DAX(inode) (IS_ENABLED(CONFIG_FUSE_DAX) && (inode))\n')
+        subprocess.run(['git', '-C', self.tree, 'add', '.'], check=True)
+        subprocess.run(['git', '-C', self.tree, '-c', 'user.name=t', '-c', 'user.email=t@t',
+                        'commit', '-qm', 'dax'], check=True)
+        with open(self.mutants, 'w') as f:
+            f.write('x|fs/fuse/check.c|never|s/if \\(FUSE_IS_DAX\\(len\\) && len == 9\\)/if (0)/\n')
+        plan = os.path.join(self.tree, 'plan.json')
+        subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'schema',
+                        '--tree', self.tree, '--mutants', self.mutants, '--out', plan],
+                       check=True, stdout=subprocess.DEVNULL)
+        m = json.load(open(plan))['mutants'][0]
+        self.assertIn("tests the kernel's config (FUSE_IS_DAX)", m['excluded'])
+
     def test_a_guard_that_does_not_compile_is_blamed(self):
         plan = os.path.join(self.tree, 'plan.json')
         subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'), 'schema',
