@@ -33,6 +33,11 @@ Mutants (default: --generated of the series):
                directory's name)
   --sample N   with --generated: N mutants drawn at random (default 40)
   --seed S     the draw's seed (default 1): the same seed, the same mutants
+  --fresh N    N more generated mutants, drawn with a seed of their own
+               (--fresh-seed, default: the time), none of the sample's:
+               their score and survivors are reported, a survivor among
+               them does not fail the run (a CI's second, fresh sample)
+  --fresh-seed S  the fresh mutants' seed (to draw them again)
   --shard K/N  only part K of N of the mutants (deterministic: every N-th),
                for N machines of a CI matrix; merge their results with
                'scripts/mutschema.py report --plan P... --results R...'
@@ -85,6 +90,8 @@ set_kind=generated
 stock=0
 sample=40
 seed=1
+fresh=0
+fresh_seed=
 shard=
 programs=
 idle=240
@@ -102,6 +109,8 @@ while [ $# -gt 0 ]; do
 	--series) [ $# -ge 2 ] || die_usage "--series needs a path"; series=$2; shift 2 ;;
 	--sample) [ $# -ge 2 ] || die_usage "--sample needs a number"; sample=$2; shift 2 ;;
 	--seed) [ $# -ge 2 ] || die_usage "--seed needs a number"; seed=$2; shift 2 ;;
+	--fresh) [ $# -ge 2 ] || die_usage "--fresh needs a number"; fresh=$2; shift 2 ;;
+	--fresh-seed) [ $# -ge 2 ] || die_usage "--fresh-seed needs a number"; fresh_seed=$2; shift 2 ;;
 	--shard) [ $# -ge 2 ] || die_usage "--shard needs K/N"; shard=$2; shift 2 ;;
 	--programs) [ $# -ge 2 ] || die_usage "--programs needs a list"; programs=$2; shift 2 ;;
 	--no-whole) whole=0; shift ;;
@@ -117,6 +126,9 @@ done
 check_runner_options
 [[ "$sample" =~ ^[1-9][0-9]*$ ]] || die_usage "--sample must be a positive number: $sample"
 [[ "$seed" =~ ^[0-9]+$ ]] || die_usage "--seed must be a number: $seed"
+[[ "$fresh" =~ ^[0-9]+$ ]] || die_usage "--fresh must be a number: $fresh"
+[ -n "$fresh_seed" ] || fresh_seed=$(date +%s)
+[[ "$fresh_seed" =~ ^[0-9]+$ ]] || die_usage "--fresh-seed must be a number: $fresh_seed"
 [[ "$idle" =~ ^[1-9][0-9]*$ ]] || die_usage "--idle must be a positive number: $idle"
 [[ "$budget" =~ ^[0-9]+$ ]] || die_usage "--budget must be a number of seconds: $budget"
 [[ "$lanes" =~ ^[1-9]$ ]] || die_usage "--lanes must be a number from 1 to 9: $lanes"
@@ -187,6 +199,23 @@ list_mutants() {
 		[ "$stock" = 0 ] || which=(--stock)
 		"$FUSEGATE_ROOT/scripts/mutation-check.sh" --raw-list "${which[@]}"
 	fi
+}
+
+# add_fresh: FRESH generated mutants that are not in the list, drawn with
+# FRESH_SEED, appended to the list (and to the whole list: their numbers
+# follow it); their ids in fresh.txt
+add_fresh() {
+	local built=()
+	[ "$set_kind" = generated ] || die_usage "--fresh needs --generated"
+	[ ! -d "$tree/$GUEST_BUILD_DIR/fs/fuse" ] || built=(--built "$tree/$GUEST_BUILD_DIR")
+	python3 "$FUSEGATE_ROOT/scripts/mutgen.py" list --tree "$tree" "${built[@]}" \
+		--sample $((fresh + $(wc -l < "$results/mutants.all"))) --seed "$fresh_seed" |
+		awk -F'|' -v n="$fresh" 'FILENAME == ARGV[1] { have[$1] = 1; next }
+			!($1 in have) && k < n { print; k++ }' "$results/mutants.all" - > "$results/fresh.list"
+	cat "$results/fresh.list" >> "$results/mutants.all"
+	cat "$results/fresh.list" >> "$results/mutants.txt"
+	cut -d'|' -f1 "$results/fresh.list" > "$results/fresh.txt"
+	log "$(wc -l < "$results/fresh.txt") fresh mutant(s), seed $fresh_seed (reported, never failing)"
 }
 
 # seed_build: a first build starts from the gate's build of the same
@@ -530,6 +559,8 @@ main() {
 		cp "$results/mutants.all" "$results/mutants.txt"
 	fi
 	[ -s "$results/mutants.txt" ] || die_infra "no mutants to run"
+	: > "$results/fresh.txt"
+	[ "$fresh" = 0 ] || add_fresh
 	log "$(wc -l < "$results/mutants.txt") mutant(s): $set_kind, $set_name${shard:+, shard $shard}, seed $seed"
 	write_schema
 	t_schema=$(( $(now) - t0 ))
@@ -559,7 +590,8 @@ main() {
 	} > "$results/times.txt"
 	python3 "$FUSEGATE_ROOT/scripts/mutschema.py" report --plan "$results/plan.json" \
 		--results "$results/guest.out" --triage "$FUSEGATE_ROOT/docs/mutant-triage.md" \
-		--json "$results/mutants.json" > "$results/report.txt" || rc=$?
+		--json "$results/mutants.json" --fresh "$results/fresh.txt" \
+		--fresh-seed "$fresh_seed" > "$results/report.txt" || rc=$?
 	cat "$results/report.txt" "$results/times.txt"
 	case "$rc" in
 	0) exit "$EXIT_PASS" ;;

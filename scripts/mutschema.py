@@ -887,6 +887,9 @@ def cmd_report(args):
     plans = [json.load(open(p)) for p in args.plan]
     base, verdicts, boots, boot_sites = read_results(args.results)
     known = mutgen.read_triage(args.triage)
+    fresh = set()
+    if args.fresh and os.path.exists(args.fresh):
+        fresh = {line.strip() for line in open(args.fresh) if line.strip()}
     rows = []
     for plan in plans:
         for m in plan['mutants']:
@@ -905,8 +908,9 @@ def cmd_report(args):
             op = m['id'].split(':')[2] if m['id'].count(':') >= 3 else 'hand-written'
             op = re.sub(r'_\d+$', '', op)
             rows.append({'id': m['id'], 'file': m['file'], 'operator': op,
-                         'state': state, 'by': by, 'what': m['what']})
-    judged = [r for r in rows if r['state'] in ('killed',) + SURVIVORS]
+                         'state': state, 'by': by, 'what': m['what'],
+                         'fresh': m['id'] in fresh})
+    judged = [r for r in rows if r['state'] in ('killed',) + SURVIVORS and not r['fresh']]
     k = sum(1 for r in judged if r['state'] == 'killed')
     n = len(judged)
     lo, hi = mutgen.wilson(k, n)
@@ -925,6 +929,15 @@ def cmd_report(args):
             a, b = mutgen.wilson(kk, nn)
             lines.append('| %s | %d | %d | %.0f%% | %.0f%% to %.0f%% |' % (
                 name, kk, nn, 100.0 * kk / nn, 100 * a, 100 * b))
+    fresh_judged = [r for r in rows if r['state'] in ('killed',) + SURVIVORS and r['fresh']]
+    if fresh:
+        fk, fn = sum(1 for r in fresh_judged if r['state'] == 'killed'), len(fresh_judged)
+        flo, fhi = mutgen.wilson(fk, fn)
+        lines.append('')
+        lines.append('fresh sample (seed %s, reported, never failing): %d of %d killed, '
+                     '%.1f%% (95%% interval %.1f%% to %.1f%%)' % (
+                         args.fresh_seed or '?', fk, fn, 100.0 * fk / fn if fn else 0.0,
+                         100 * flo, 100 * fhi))
     counts = {}
     for r in rows:
         counts[r['state']] = counts.get(r['state'], 0) + 1
@@ -937,6 +950,10 @@ def cmd_report(args):
         if r['state'] in SURVIVORS:
             t = known.get(r['id'])
             tag = 'triaged: %s' % t[0] if t else 'NEW'
+            if r['fresh']:
+                lines.append('fresh survivor (%s, %s, reported only) %s  %s' % (
+                    r['state'], tag, r['id'], r['what']))
+                continue
             if not t:
                 new.append(r)
             lines.append('survivor (%s, %s) %s  %s' % (r['state'], tag, r['id'], r['what']))
@@ -1003,6 +1020,9 @@ def main():
     p.add_argument('--results', nargs='+', required=True)
     p.add_argument('--triage')
     p.add_argument('--json')
+    p.add_argument('--fresh', help='ids (one a line) of a fresh sample: scored apart, '
+                   'its survivors reported, never failing')
+    p.add_argument('--fresh-seed', help='the fresh sample\'s seed, for the report')
     h = sub.add_parser('shard', help='keep part K of N of the mutant lines on stdin')
     h.add_argument('--shard', required=True)
     args = ap.parse_args()

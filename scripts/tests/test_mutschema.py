@@ -337,6 +337,21 @@ class Results(unittest.TestCase):
         self.assertEqual(open(os.path.join(root, 'etc/mut/baseline')).read(),
                          'BASE 1 0 0.50 0-3 t=1 f=2-3\nBASE 2 0 0.10 - t= f=\n')
 
+    def test_a_fresh_survivor_is_reported_and_does_not_fail(self):
+        fresh = self.write('fresh.txt', 'dev.c:f:negate:4\n')
+        a = self.write('a.out', 'MUT 1 killed 1 1\nMUT 2 killed 1 1\nMUT 3 killed 1 1\n'
+                       'MUT 4 survived 3/3\n')
+        r = subprocess.run([sys.executable, os.path.join(HERE, '..', 'mutschema.py'),
+                            'report', '--plan', self.plan, '--results', a,
+                            '--fresh', fresh, '--fresh-seed', '77'], stdout=subprocess.PIPE)
+        out = r.stdout.decode()
+        self.assertIn('mutation score: 3 of 3 killed', out)
+        self.assertIn('fresh sample (seed 77, reported, never failing): 0 of 1 killed', out)
+        self.assertIn('fresh survivor (survived, NEW, reported only) dev.c:f:negate:4', out)
+        self.assertEqual(r.returncode, 0)
+        # the same survivor not fresh fails
+        self.assertEqual(self.report(a).returncode, 1)
+
     def test_a_mutant_without_a_verdict_is_not_a_pass(self):
         a = self.write('a.out', 'MUT 1 killed 1 1\nMUT 2 killed 1 1\nMUT 3 killed 1 1\n')
         r = self.report(a)
