@@ -434,7 +434,19 @@ lane_root() {
 	cp -al "$root" "$dir" || die_infra "cannot copy the guest's files for lane $l"
 	rm -f "$dir"/etc/mut/*
 	if [ "$kind" = baseline ]; then
-		awk -v n="$lanes" -v l="$l" '(NR - 1) % n == l - 1' "$root/etc/mut/units" > "$dir/etc/mut/units"
+		# dealt by their expected time (a program run whole about two
+		# minutes, a KUnit suite seconds, a test a quarter of a second),
+		# the longest first, each to the lane with the least so far
+		awk -v n="$lanes" -v l="$l" '
+			{ w = $3 == "*" ? 120 : $2 == "kunit" ? 5 : 0.25
+			  printf "%s %d %s\n", w, NR, $0 }' "$root/etc/mut/units" |
+		sort -k1,1nr -k2,2n |
+		awk -v n="$lanes" -v l="$l" '{
+			best = 1
+			for (i = 2; i <= n; i++) if (load[i] < load[best]) best = i
+			load[best] += $1
+			if (best == l) print $2, $0 }' |
+		sort -n | cut -d' ' -f4- > "$dir/etc/mut/units"
 		: > "$dir/etc/mut/mutants"
 	else
 		cp "$root/etc/mut/units" "$dir/etc/mut/units"
