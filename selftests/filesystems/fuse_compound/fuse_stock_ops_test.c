@@ -12,10 +12,13 @@
  *  - poll_notify: FUSE_POLL_SCHEDULE_NOTIFY, and the NOTIFY_POLL that
  *    wakes a waiting poll(2);
  *  - abort_wakes_pollers: an abort wakes a poll(2) that waits for the
- *    server's notification, which then sees POLLERR.
+ *    server's notification, which then sees POLLERR;
+ *  - no_opendir: a server that answers OPENDIR with ENOSYS is not asked
+ *    again, and a directory opened without OPENDIR is never released.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -523,6 +526,81 @@ TEST_F(abort_wakes_pollers, a_waiting_poll_is_woken_by_the_abort)
 		TH_LOG("revents 0x%x", got.revents);
 	close(res[0]);
 	close(fd);
+}
+
+/*
+ * --- no_opendir: ENOSYS to OPENDIR ---
+ *
+ * Stock remembers ENOSYS to OPENDIR (fc->no_opendir) and opens later
+ * directories without asking; such a directory has no release arguments
+ * (fuse_file_open() frees them), so its close sends no RELEASEDIR
+ * (fuse_file_put(): "Do nothing when server does not implement 'open'").
+ * Another error fails the opendir(3) and is asked again.
+ */
+FIXTURE(no_opendir) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(no_opendir) {
+	int error;		/* the answer to every OPENDIR */
+	unsigned int opendirs;	/* the OPENDIRs two opendir(3)s send */
+};
+
+/* no-opendir-remembered: asked once, the directory never released */
+FIXTURE_VARIANT_ADD(no_opendir, no_opendir_remembered) {
+	.error = -ENOSYS, .opendirs = 1,
+};
+/* ... EIO is not ENOSYS: the opendir(3) fails, and the next one asks again */
+FIXTURE_VARIANT_ADD(no_opendir, no_opendir_remembered_but_eio_is_asked_again) {
+	.error = -EIO, .opendirs = 2,
+};
+
+FIXTURE_SETUP(no_opendir)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	cfg.unknown_opcode = FUSE_OPENDIR;
+	cfg.unknown_error = variant->error;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(no_opendir)
+{
+	mnt_stop(_metadata, &self->m);
+}
+
+TEST_F(no_opendir, a_directory_without_opendir_is_listed_and_never_released)
+{
+	struct statfs sfs;
+	struct dirent *e;
+	unsigned int names;
+	DIR *d;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		d = opendir(self->m.dir);
+		if (variant->error != -ENOSYS) {
+			ASSERT_EQ(NULL, d);
+			EXPECT_EQ(-variant->error, errno);
+			continue;
+		}
+		ASSERT_NE(NULL, d) TH_LOG("opendir %d: %s", i, strerror(errno));
+		names = 0;
+		errno = 0;
+		while ((e = readdir(d)))
+			names += strcmp(e->d_name, "file") == 0;
+		EXPECT_EQ(0, errno);
+		EXPECT_EQ(1, names) TH_LOG("listing %d has no \"file\"", i);
+		ASSERT_EQ(0, closedir(d));
+	}
+	/*
+	 * A release is queued at the close, before this STATFS, and the
+	 * server reads its requests in order: a RELEASEDIR sent for either
+	 * directory is in the log once statfs(2) returns
+	 */
+	ASSERT_EQ(0, statfs(self->m.dir, &sfs));
+	EXPECT_EQ(variant->opendirs, srv_log_count(self->m.log, FUSE_OPENDIR, false));
+	EXPECT_EQ(0, srv_log_count(self->m.log, FUSE_RELEASEDIR, false));
 }
 
 TEST_HARNESS_MAIN
