@@ -598,7 +598,7 @@ main() {
 		echo "schema and fs/fuse compile: ${t_schema}s"
 		echo "kernel build and initramfs: ${t_build}s"
 		echo "guest (all boots): ${t_guest}s, of which the baseline's units ${units_s}s"
-		echo "boots: $(grep -c '^BOOT' "$results/guest.out") in $lanes lane(s)"
+		echo "boots: $(grep -c '^BOOT ' "$results/guest.out") in $lanes lane(s)"
 	} > "$results/times.txt"
 	python3 "$FUSEGATE_ROOT/scripts/mutschema.py" report --plan "$results/plan.json" \
 		--results "$results/guest.out" --triage "$FUSEGATE_ROOT/docs/mutant-triage.md" \
