@@ -127,6 +127,13 @@ check_runner_options
 [[ "$sample" =~ ^[1-9][0-9]*$ ]] || die_usage "--sample must be a positive number: $sample"
 [[ "$seed" =~ ^[0-9]+$ ]] || die_usage "--seed must be a number: $seed"
 [[ "$fresh" =~ ^[0-9]+$ ]] || die_usage "--fresh must be a number: $fresh"
+if [ "$fresh" != 0 ]; then
+	[ "$set_kind" = generated ] || die_usage "--fresh needs --generated"
+	# every shard would draw its own under the same numbers
+	[ -z "$shard" ] || die_usage "--fresh and --shard: a fresh sample is not split"
+	[ "$resume" = 0 ] || [ -n "$fresh_seed" ] ||
+		die_usage "--resume with --fresh needs the earlier run's --fresh-seed"
+fi
 [ -n "$fresh_seed" ] || fresh_seed=$(date +%s)
 [[ "$fresh_seed" =~ ^[0-9]+$ ]] || die_usage "--fresh-seed must be a number: $fresh_seed"
 [[ "$idle" =~ ^[1-9][0-9]*$ ]] || die_usage "--idle must be a positive number: $idle"
@@ -206,7 +213,6 @@ list_mutants() {
 # follow it); their ids in fresh.txt
 add_fresh() {
 	local built=()
-	[ "$set_kind" = generated ] || die_usage "--fresh needs --generated"
 	[ ! -d "$tree/$GUEST_BUILD_DIR/fs/fuse" ] || built=(--built "$tree/$GUEST_BUILD_DIR")
 	python3 "$FUSEGATE_ROOT/scripts/mutgen.py" list --tree "$tree" "${built[@]}" \
 		--sample $((fresh + $(wc -l < "$results/mutants.all"))) --seed "$fresh_seed" |
@@ -431,7 +437,8 @@ lane_root() {
 	dir="$results/lane-$l/root-$kind"
 	rm -rf "$dir"
 	mkdir -p "$results/lane-$l"
-	cp -al "$root" "$dir" || die_infra "cannot copy the guest's files for lane $l"
+	# a copy, not hard links: the initramfs step writes files in place
+	cp -a "$root" "$dir" || die_infra "cannot copy the guest's files for lane $l"
 	rm -f "$dir"/etc/mut/*
 	if [ "$kind" = baseline ]; then
 		# dealt by their expected time (a program run whole about two
@@ -466,17 +473,45 @@ json.dump(plan, sys.stdout)
 PY
 }
 
-# wait_lanes WHAT PID...: every lane's boots, each to its end; one that
-# failed is an infrastructure error
+# wait_lanes WHAT: every lane (the process groups in lane_pids), each to
+# its end; the first that fails stops the others, an infrastructure error
 wait_lanes() {
-	local what=$1 pid l=0 failed=()
-	shift
-	for pid in "$@"; do
-		l=$((l + 1))
-		wait "$pid" || failed+=("$l")
+	local what=$1 pid rc l
+	while [ "${#lane_pids[@]}" -gt 0 ]; do
+		rc=0
+		wait -n -p pid "${lane_pids[@]}" || rc=$?
+		for l in "${!lane_pids[@]}"; do
+			[ "${lane_pids[$l]}" != "$pid" ] || unset "lane_pids[$l]"
+		done
+		if [ "$rc" != 0 ]; then
+			stop_lanes
+			die_infra "$what: a lane failed, exit $rc (see $results/lane-*)"
+		fi
 	done
-	[ "${#failed[@]}" = 0 ] ||
-		die_infra "$what: lane(s) ${failed[*]} failed (see $results/lane-${failed[0]})"
+}
+
+# stop_lanes: the lanes that still run, their guests with them (each lane
+# is a process group of its own: job control)
+stop_lanes() {
+	local pid
+	for pid in "${lane_pids[@]}"; do
+		kill -TERM -- "-$pid" 2>/dev/null || true
+	done
+	for pid in "${lane_pids[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	lane_pids=()
+}
+
+# start_lane DIR ROOT PLAN [RESULTS...]: boots until done in the
+# background, in a process group of its own; DIR is the lane's directory
+start_lane() {
+	local dir=$1
+	shift
+	set -m
+	( trap - INT TERM EXIT; lane=$dir; boot_until_done "$@" ) &
+	set +m
+	lane_pids+=($!)
 }
 
 # run_lanes ROOT: LANES guests at once, each on its part of the units (the
@@ -484,17 +519,26 @@ wait_lanes() {
 # then of the mutants, every lane with the whole baseline; guest.out
 # gathers every lane's lines
 run_lanes() {
-	local root=$1 l pids=() units
+	local root=$1 l n units try
+	lane_pids=()
+	trap 'stop_lanes; restore_tree; exit 130' INT TERM
 	echo '{"mutants": [], "sites": []}' > "$results/plan-none.json"
 	if ! grep -q '^BASE-END' "$results/baseline.out" 2>/dev/null; then
 		for l in $(seq 1 "$lanes"); do
 			lane_root "$root" "$l" baseline
 			mkdir -p "$results/lane-$l/baseline"
-			( lane="$results/lane-$l/baseline"
-			  boot_until_done "$results/lane-$l/root-baseline" "$results/plan-none.json" ) &
-			pids+=($!)
 		done
-		wait_lanes "the baseline" "${pids[@]}"
+		# a lane whose baseline boot ended early (a reboot it asked for,
+		# a lost guest) boots again, twice at most
+		for _ in 1 2 3; do
+			for l in $(seq 1 "$lanes"); do
+				! grep -q '^BASE-END' "$results/lane-$l/baseline/guest.out" 2>/dev/null ||
+					continue
+				start_lane "$results/lane-$l/baseline" "$results/lane-$l/root-baseline" \
+					"$results/plan-none.json"
+			done
+			wait_lanes "the baseline"
+		done
 		for l in $(seq 1 "$lanes"); do
 			grep -q '^BASE-END' "$results/lane-$l/baseline/guest.out" ||
 				die_infra "lane $l's baseline did not complete (see $results/lane-$l/baseline)"
@@ -508,16 +552,17 @@ run_lanes() {
 		[ "$units" = "$(wc -l < "$root/etc/mut/units")" ] ||
 			die_infra "the lanes' baseline has $units unit(s) of $(wc -l < "$root/etc/mut/units")"
 	fi
-	pids=()
+	# no more lanes than mutants: a lane with none would boot for nothing
+	n=$(wc -l < "$root/etc/mut/mutants")
+	[ "$n" -ge "$lanes" ] || lanes=$n
 	for l in $(seq 1 "$lanes"); do
 		lane_root "$root" "$l" mutants
 		lane_plan "$l"
-		( lane="$results/lane-$l"
-		  boot_until_done "$results/lane-$l/root-mutants" "$results/lane-$l/plan.json" \
-			"$results/baseline.out" ) &
-		pids+=($!)
+		start_lane "$results/lane-$l" "$results/lane-$l/root-mutants" "$results/lane-$l/plan.json" \
+			"$results/baseline.out"
 	done
-	wait_lanes "the mutants" "${pids[@]}"
+	wait_lanes "the mutants"
+	trap - INT TERM
 	cat "$results"/lane-*/baseline/guest.out "$results"/lane-*/guest.out > "$results/guest.out"
 }
 

@@ -23,7 +23,8 @@ The operators:
   drop_call     a call of fuse_make_bad(), a FORGET or a RELEASE removed
   drop_mask     x & MASK  ->  x (a constant mask: CAPS, hex or octal;
                 x &= MASK; removed): a value used without the mask
-                stock applies to it; not in an if or while condition
+                stock applies to it; not on the line of an if or while
+                (a condition's continuation lines are mutated)
   drop_bound_K  min(a, b)  ->  a or b (min_t, max, umin, clamp: one
                 bound dropped): a value used unbounded
   always_allowed  capable(), ns_capable(), current_in_userns(),
@@ -69,7 +70,7 @@ PUTS = ('iput', 'dput', 'fput', 'folio_put', 'put_page', 'path_put', 'put_user_n
         'put_pid', 'fuse_conn_put', 'fuse_put_request', 'mntput', 'put_cred')
 FREES = ('kfree', 'kvfree')
 # a line that opens an error path: a label, or an if on an error
-ERROR_PATH = re.compile(r'^\w+:\s*$|^\s*(?:\} else )?if \(.*(\berr\b|\bret\b|IS_ERR|< 0|!)')
+ERROR_PATH = re.compile(r'^\w+:\s*$|^\s*(?:\} else )?if \((?:!|.*(?:\berr\b|\bret\b|IS_ERR|< 0))')
 
 
 def call_args(line, open_paren):

@@ -567,10 +567,50 @@ def operator_of(mid):
     return re.sub(r'_\d+$', '', parts[2])
 
 
-def infection_need(kind, mid):
-    """Which value of the site's unmutated condition a test must have
-    seen for mutant MID to change anything: 'true', 'false' or 'any'."""
-    if kind != 'cond':
+# calls that only read: a condition made of these (and operators) has no
+# side effect, so a mutant that drops or skips it changes nothing but its
+# value
+PURE_CALLS = {
+    'likely', 'unlikely', 'IS_ERR', 'IS_ERR_OR_NULL', 'PTR_ERR', 'READ_ONCE',
+    'test_bit', 'S_ISDIR', 'S_ISREG', 'S_ISLNK', 'S_ISCHR', 'S_ISBLK', 'S_ISFIFO',
+    'S_ISSOCK', 'list_empty', 'hlist_unhashed', 'RB_EMPTY_NODE', 'RB_EMPTY_ROOT',
+    'get_node_id', 'get_fuse_inode', 'get_fuse_conn', 'get_fuse_mount',
+    'get_fuse_conn_super', 'get_fuse_mount_super', 'fuse_is_bad', 'is_bad_inode',
+    'is_sync_kiocb', 'iov_iter_is_kvec', 'iov_iter_count', 'i_size_read',
+    'file_inode', 'd_inode', 'd_really_is_negative', 'd_really_is_positive',
+    'uid_valid', 'gid_valid', 'uid_eq', 'gid_eq', 'kuid_has_mapping',
+    'kgid_has_mapping', 'fuse_file_passthrough', 'fuse_inode_backing',
+    'sizeof', 'offsetof', 'ARRAY_SIZE', 'IS_DAX', 'IS_AUTOMOUNT', 'S_ISGID',
+    'WARN_ON', 'WARN_ON_ONCE', 'waitqueue_active', 'refcount_read', 'atomic_read',
+    'fuse_valid_type', 'fuse_invalid_attr', 'fuse_valid_size', 'fuse_stale_inode',
+    'memchr', 'memcmp', 'strcmp', 'strncmp', 'strlen', 'strnlen',
+}
+CALL = re.compile(r'\b([A-Za-z_]\w*)\s*\(')
+ASSIGN = re.compile(r'(?<![=!<>+\-*/%&|^])=(?!=)|\+\+|--|[+\-*/%&|^]=|<<=|>>=')
+KEYWORDS_NOT_CALLS = {'if', 'while', 'for', 'switch', 'return', 'sizeof', 'typeof',
+                      '__typeof__'}
+
+
+def side_effect(text):
+    """The first side effect in condition TEXT (an assignment, ++ or --,
+    a call that is not known to only read), or None."""
+    m = ASSIGN.search(text)
+    if m:
+        return m.group(0)
+    for c in CALL.finditer(text):
+        name = c.group(1)
+        if name not in PURE_CALLS and name not in KEYWORDS_NOT_CALLS and not name.isupper():
+            return name + '()'
+    return None
+
+
+def infection_need(kind, mid, condition=''):
+    """Which value of the site's unmutated CONDITION a test must have
+    seen for mutant MID to change anything: 'true', 'false' or 'any'.
+    A condition with a side effect (a call that does something, an
+    assignment) is 'any': skipping or dropping part of it changes what it
+    does, whatever its value."""
+    if kind != 'cond' or side_effect(condition):
         return 'any'
     return NEEDS.get(operator_of(mid), 'any')
 
@@ -684,7 +724,7 @@ def cmd_schema(args):
                           'mutants': [m[0]['num'] for m in members]})
             for entry, _, _, _ in members:
                 entry['site'] = site_no
-                entry['need'] = infection_need(kind, entry['id'])
+                entry['need'] = infection_need(kind, entry['id'], orig[a:b])
                 entry['line'] = orig.count('\n', 0, a) + 1
             site_no += 1
         out.append(text[pos:])
@@ -938,11 +978,15 @@ def cmd_report(args):
                      '%.1f%% (95%% interval %.1f%% to %.1f%%)' % (
                          args.fresh_seed or '?', fk, fn, 100.0 * fk / fn if fn else 0.0,
                          100 * flo, 100 * fhi))
-    counts = {}
+    counts, fresh_counts = {}, {}
     for r in rows:
-        counts[r['state']] = counts.get(r['state'], 0) + 1
+        which = fresh_counts if r['fresh'] else counts
+        which[r['state']] = which.get(r['state'], 0) + 1
     lines.append('')
     lines.append('states: ' + ', '.join('%s %d' % (s, counts[s]) for s in sorted(counts)))
+    if fresh_counts:
+        lines.append('fresh sample states: ' + ', '.join(
+            '%s %d' % (s, fresh_counts[s]) for s in sorted(fresh_counts)))
     lines.append('baseline: %d unit(s), %d passing; guest boots: %d' % (
         len(base), sum(1 for b in base.values() if b['rc'] == '0'), boots))
     new = []
@@ -965,13 +1009,17 @@ def cmd_report(args):
             lines.append('boot-only %s: %s' % (r['id'], r['by']))
     for r in rows:
         if r['state'] in ('not-run', 'unjudged'):
-            lines.append('NOT JUDGED %s %s' % (r['id'], r['by']))
+            lines.append('NOT JUDGED %s%s %s' % ('(fresh) ' if r['fresh'] else '',
+                                                r['id'], r['by']))
     print('\n'.join(lines))
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'killed': k, 'judged': n, 'interval': [lo, hi],
-                       'states': counts, 'mutants': rows}, f, indent=1)
-    if any(r['state'] in ('not-run', 'unjudged') for r in rows):
+                       'states': counts, 'fresh_states': fresh_counts,
+                       'mutants': rows}, f, indent=1)
+    # a fresh mutant without a verdict is reported, not an error: the
+    # fresh sample never fails a run
+    if any(r['state'] in ('not-run', 'unjudged') and not r['fresh'] for r in rows):
         return 3
     return 1 if new else 0
 

@@ -79,6 +79,20 @@ class Units(unittest.TestCase):
         self.assertEqual(need('cond', 'handles_need_compounds'), 'any')
         self.assertEqual(need('expr', 'dev.c:f:never:1a2b3c4d'), 'any')
 
+    def test_a_condition_that_does_something_infects_whatever_its_value(self):
+        need = mutschema.infection_need
+        # skipping it skips the copy, the decrement, the assignment
+        for cond in ('copy_from_user(&map, buf, sizeof(map))',
+                     'atomic_dec_and_test(&fc->num_waiting) && !fc->connected',
+                     '(req = list_first_entry_or_null(&q, struct r, list)) != NULL',
+                     'n++ > 3'):
+            self.assertEqual(need('cond', 'dev.c:f:never:1a2b3c4d', cond), 'any', cond)
+        # reading only: the value is all it has
+        for cond in ('!fc->connected', 'IS_ERR(inode) || get_node_id(inode) != 1',
+                     'S_ISDIR(attr->mode) && attr->size >= 0', 'err == -ENOSYS',
+                     'unlikely(!test_bit(FR_SENT, &req->flags))'):
+            self.assertEqual(need('cond', 'dev.c:f:never:1a2b3c4d', cond), 'true', cond)
+
     def test_a_removed_statement_is_guarded_as_its_lines(self):
         a, b, kind, new = unit('\tif (len == 9)\n\t\tgoto out;\n', '')
         self.assertEqual(kind, 'stmt')
@@ -414,9 +428,6 @@ class Results(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
 
 
-if __name__ == '__main__':
-    unittest.main()
-
 
 class GuestOrder(unittest.TestCase):
     """run-mutants' order(): the units a mutant runs, in busybox sh."""
@@ -462,3 +473,7 @@ class GuestOrder(unittest.TestCase):
         with open(os.path.join(self.dir, 'base'), 'a') as f:
             f.write('BASE 5 0 0.01 - t= f=\n')
         self.assertEqual(self.order('0'), [])
+
+
+if __name__ == '__main__':
+    unittest.main()
