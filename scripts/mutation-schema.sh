@@ -519,7 +519,7 @@ start_lane() {
 # then of the mutants, every lane with the whole baseline; guest.out
 # gathers every lane's lines
 run_lanes() {
-	local root=$1 l n units try
+	local root=$1 l n units
 	lane_pids=()
 	trap 'stop_lanes; restore_tree; exit 130' INT TERM
 	echo '{"mutants": [], "sites": []}' > "$results/plan-none.json"
