@@ -7,8 +7,9 @@
  *    (FUSE_DEV_IOC_CLONE): a request it read is answered through it, not
  *    through the other device, and closing it leaves the connection up;
  *  - export_nosupp: file handles of a server that did not say
- *    FUSE_EXPORT_SUPPORT (or said FUSE_NO_EXPORT_SUPPORT), and handles
- *    that no server made (open_by_handle_at() of a crafted handle);
+ *    FUSE_EXPORT_SUPPORT (or said FUSE_NO_EXPORT_SUPPORT), handles
+ *    that no server made (open_by_handle_at() of a crafted handle), and
+ *    a buffer too small for a handle;
  *  - poll_notify: FUSE_POLL_SCHEDULE_NOTIFY, and the NOTIFY_POLL that
  *    wakes a waiting poll(2);
  *  - abort_wakes_pollers: an abort wakes a poll(2) that waits for the
@@ -192,6 +193,8 @@ FIXTURE_VARIANT(export_nosupp) {
 	bool no_support;	/* FUSE_NO_EXPORT_SUPPORT (with FUSE_INIT_EXT) */
 	bool fid;		/* name_to_handle_at(AT_HANDLE_FID) */
 	int name_errno;		/* of name_to_handle_at() */
+	bool small;		/* offer name_to_handle_at() only @bytes */
+	unsigned int bytes;
 	bool cached;		/* "file" open meanwhile, else evicted */
 	enum handle_kind kind;
 	int open_errno;		/* of open_by_handle_at() */
@@ -216,6 +219,21 @@ FIXTURE_VARIANT_ADD(export_nosupp, init_no_export_support) {
 };
 FIXTURE_VARIANT_ADD(export_nosupp, init_no_export_support_but_a_fid_is_made) {
 	.no_support = true, .fid = true, .name_errno = 0,
+};
+/*
+ * export-fh-buffer-too-small: a buffer too small for the handle gets
+ * EOVERFLOW and the size needed (3 words), nothing written past it
+ * (KASAN would report it); 12 bytes are enough
+ */
+FIXTURE_VARIANT_ADD(export_nosupp, export_fh_buffer_too_small) {
+	.support = true, .small = true, .bytes = 0, .name_errno = EOVERFLOW,
+};
+FIXTURE_VARIANT_ADD(export_nosupp, export_fh_buffer_too_small_by_one_word) {
+	.support = true, .small = true, .bytes = 8, .name_errno = EOVERFLOW,
+};
+FIXTURE_VARIANT_ADD(export_nosupp, export_fh_buffer_too_small_but_12_is_taken) {
+	.support = true, .small = true, .bytes = 12, .name_errno = 0,
+	.cached = true, .open_errno = 0,
 };
 /* export-fh-type, export-fh-len, export-nodeid-zero: handles no server made */
 FIXTURE_VARIANT_ADD(export_nosupp, export_fh_type) {
@@ -281,10 +299,13 @@ TEST_F(export_nosupp, a_handle_opens_only_what_the_server_can_find)
 	unsigned int from;
 
 	ASSERT_NE(NULL, fh);
-	fh->handle_bytes = MAX_HANDLE_SZ;
+	fh->handle_bytes = variant->small ? variant->bytes : MAX_HANDLE_SZ;
 	EXPECT_EQ(-variant->name_errno,
 		  neg_errno(name_to_handle_at(AT_FDCWD, path(&self->m, "file"), fh,
 					      &mount_id, variant->fid ? AT_HANDLE_FID : 0)));
+	/* too small: the size it needs, in bytes */
+	if (variant->name_errno == EOVERFLOW)
+		EXPECT_EQ(12, fh->handle_bytes);
 	if (variant->name_errno || variant->fid) {
 		free(fh);
 		return;

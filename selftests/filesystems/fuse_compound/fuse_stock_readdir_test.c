@@ -53,6 +53,7 @@ enum prep {
 	PREP_OPEN,	/* open("empty") and keep the fd */
 	PREP_BAD,	/* stat("empty"): its GETATTR changes the type: EIO,
 			 * the inode is bad and the dentry stays cached */
+	PREP_NEGATIVE,	/* stat("x"): ENOENT, a negative dentry cached */
 };
 
 struct dir_case {
@@ -250,6 +251,10 @@ static void check_listing(struct __test_metadata *_metadata, struct mnt *m,
 	case PREP_BAD:
 		ASSERT_EQ(-1, stat(path(m, "empty"), &st));
 		ASSERT_EQ(EIO, errno);
+		break;
+	case PREP_NEGATIVE:
+		ASSERT_EQ(-1, stat(path(m, "x"), &st));
+		ASSERT_EQ(ENOENT, errno);
 		break;
 	}
 	from = nreq(m);
@@ -545,6 +550,16 @@ FIXTURE_VARIANT_ADD(readdirplus, direntplus_nodeid_change) {
 	       .names = "empty,", .forgets = -1,
 	       .stat_name = "empty", .lookups = 0,
 	       .getattr_nodeid = NODE_GROWING },
+};
+/*
+ * ... "x" is a negative dentry (its LOOKUP said ENOENT), and the listing
+ * names it nodeid 5: the negative dentry is dropped and "x" linked
+ */
+FIXTURE_VARIANT_ADD(readdirplus, direntplus_nodeid_change_over_a_negative_dentry) {
+	.c = { .plus = true, .prep = PREP_NEGATIVE,
+	       .first = { { "x", .nodeid = NODE_EMPTY } },
+	       .names = "x,", .forgets = 0,
+	       .stat_name = "x", .lookups = 0 },
 };
 /* "empty" is open; its generation changes: the old inode goes bad */
 FIXTURE_VARIANT_ADD(readdirplus, direntplus_stale_inode) {
