@@ -15,11 +15,13 @@
  *  - abort_wakes_pollers: an abort wakes a poll(2) that waits for the
  *    server's notification, which then sees POLLERR;
  *  - no_opendir: a server that answers OPENDIR with ENOSYS is not asked
- *    again, and a directory opened without OPENDIR is never released.
+ *    again, and a directory opened without OPENDIR is never released;
+ *  - exec_mode: a regular file without an execute bit is not executed,
+ *    without default_permissions too.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../kselftest_harness.h"
@@ -625,6 +628,92 @@ TEST_F(no_opendir, a_directory_without_opendir_is_listed_and_never_released)
 				     srv_log_count(self->m.log, FUSE_OPENDIR, true));
 	EXPECT_EQ(0, srv_log_count(self->m.log, FUSE_RELEASEDIR, false) +
 		     srv_log_count(self->m.log, FUSE_RELEASEDIR, true));
+}
+
+/*
+ * --- exec_mode: execve(2) of a file the server says has no execute bit ---
+ *
+ * Without default_permissions the server decides access, but stock does
+ * not exec a regular file none of whose execute bits is set: it asks the
+ * server for fresh attributes first (fuse_permission(), MAY_EXEC) and
+ * fails with EACCES, whether the cached ones had expired or not.  With
+ * an execute bit the exec goes on and reads the file, which is no
+ * program: ENOEXEC.
+ */
+#define NODE_FILE	2
+
+static void edit_exec_mode(const struct srv_config *cfg,
+			   const struct fuse_in_header *req, struct srv_reply *r)
+{
+	struct fuse_out_header *oh = (void *)r->buf;
+	uint32_t mode = S_IFREG | (uint32_t)cfg->edit_arg;
+
+	if (oh->error)
+		return;
+	if (req->opcode == FUSE_LOOKUP &&
+	    ((struct fuse_entry_out *)(oh + 1))->nodeid == NODE_FILE)
+		((struct fuse_entry_out *)(oh + 1))->attr.mode = mode;
+	if (req->opcode == FUSE_GETATTR && req->nodeid == NODE_FILE)
+		((struct fuse_attr_out *)(oh + 1))->attr.mode = mode;
+}
+
+FIXTURE(exec_mode) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(exec_mode) {
+	uint32_t perm;		/* the file's permission bits */
+	bool attr_expired;	/* attributes valid 0 s, else long */
+	int err;		/* of execve(2) */
+};
+
+/* exec-no-x-bit: EACCES, from attributes still valid ... */
+FIXTURE_VARIANT_ADD(exec_mode, exec_no_x_bit) {
+	.perm = 0644, .attr_expired = false, .err = EACCES,
+};
+/* ... or refreshed because they had expired */
+FIXTURE_VARIANT_ADD(exec_mode, exec_no_x_bit_attr_expired) {
+	.perm = 0644, .attr_expired = true, .err = EACCES,
+};
+/* ... one execute bit (others') is enough to try: ENOEXEC, no program */
+FIXTURE_VARIANT_ADD(exec_mode, exec_no_x_bit_but_0645_is_tried) {
+	.perm = 0645, .attr_expired = false, .err = ENOEXEC,
+};
+
+FIXTURE_SETUP(exec_mode)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG,
+					variant->attr_expired ? 0 : LONG);
+
+	cfg.edit_reply = edit_exec_mode;
+	cfg.edit_arg = variant->perm;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(exec_mode)
+{
+	mnt_stop(_metadata, &self->m);
+}
+
+TEST_F(exec_mode, a_file_without_an_execute_bit_is_not_executed)
+{
+	char *const argv[] = { "file", NULL }, *const envp[] = { NULL };
+	struct stat st;
+	int st_child;
+	pid_t pid;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	ASSERT_EQ(S_IFREG | variant->perm, st.st_mode);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		execve(path(&self->m, "file"), argv, envp);
+		_exit(errno);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st_child, 0));
+	ASSERT_TRUE(WIFEXITED(st_child));
+	EXPECT_EQ(variant->err, WEXITSTATUS(st_child))
+		TH_LOG("execve: %s", strerror(WEXITSTATUS(st_child)));
 }
 
 TEST_HARNESS_MAIN
