@@ -437,6 +437,15 @@ def unit_of(src, orig, mutated):
                 continue
             break
         body, new = orig[a:b], mutated[a:b + delta]
+        # one assignment or initialised declaration whose value changed:
+        # the value is the unit (in braces a declared name would leave
+        # its scope)
+        rhs = assigned_value(orig, a, b)
+        if rhs and rhs[0] <= p and e <= rhs[1]:
+            return rhs[0], rhs[1], 'expr', mutated[rhs[0]:rhs[1] + delta]
+        if DECLARATION.match(body):
+            raise Excluded('a declaration: guarded in braces, the name it '
+                           'declares would leave its scope')
         if src.in_preproc(a, b):
             raise Excluded('a preprocessor line in the changed lines')
         if LABEL.search(body):
@@ -455,6 +464,48 @@ def unit_of(src, orig, mutated):
                 (new.strip() and last_code_char(new) not in (';', '}')):
             raise Excluded('the changed lines do not end a statement')
         return a, b, 'stmt', new
+
+
+# a statement that declares a local: a type, then a name
+DECLARATION = re.compile(
+    r'\s*(?:const\s+|static\s+|volatile\s+)*'
+    r'(?:struct\s+\w+|enum\s+\w+|union\s+\w+|unsigned(?:\s+(?:int|long|char|short))*|'
+    r'signed|int|long|short|char|bool|void|[us](?:8|16|32|64)|__[us](?:8|16|32|64)|'
+    r'\w+_t)\b[\s\*]*\w+\s*(?:\[[^\]]*\]\s*)?[=;,]')
+
+
+def assigned_value(text, a, b):
+    """(start, end) of the value of the one assignment (or initialised
+    declaration) that TEXT[a:b] holds as a single statement, or None."""
+    body = text[a:b]
+    depth, eq, semis = 0, -1, []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c in '([{':
+            depth += 1
+        elif c in ')]}':
+            depth -= 1
+        elif c in '"\'':
+            return None
+        elif depth == 0 and c == ';':
+            semis.append(i)
+        elif depth == 0 and c == '=' and eq < 0 and not semis:
+            before = body[i - 1] if i else ''
+            after = body[i + 1] if i + 1 < len(body) else ''
+            if after != '=' and before not in '=!<>+-*/%&|^':
+                eq = i
+        i += 1
+    if eq < 0 or len(semis) != 1 or body[semis[0] + 1:].strip():
+        return None
+    start, end = eq + 1, semis[0]
+    while start < end and body[start] in ' \t\n':
+        start += 1
+    while end > start and body[end - 1] in ' \t\n':
+        end -= 1
+    if start >= end:
+        return None
+    return a + start, a + end
 
 
 def mutated_text(orig, subst):

@@ -68,6 +68,20 @@ class Units(unittest.TestCase):
         a, b, kind, _ = unit('return len >= 16;', 'return len > 16;')
         self.assertNotEqual(kind, 'cond')
 
+    def test_a_changed_value_of_a_declaration_is_guarded_as_the_value(self):
+        src = SOURCE.replace('\tint i;\n', '\tint i;\n\tint cap = capable(CAP_SYS_ADMIN);\n')
+        mutated = src.replace('capable(CAP_SYS_ADMIN)', 'true')
+        a, b, kind, new = mutschema.unit_of(mutschema.Source(src), src, mutated)
+        # guarded in braces, "cap" would leave its scope
+        self.assertEqual((kind, src[a:b], new), ('expr', 'capable(CAP_SYS_ADMIN)', 'true'))
+
+    def test_a_changed_name_of_a_declaration_is_refused(self):
+        src = SOURCE.replace('\tint i;\n', '\tint i;\n\tint cap = capable(CAP_SYS_ADMIN);\n')
+        mutated = src.replace('int cap =', 'int cap2 =')
+        with self.assertRaises(mutschema.Excluded) as e:
+            mutschema.unit_of(mutschema.Source(src), src, mutated)
+        self.assertIn('a declaration', str(e.exception))
+
     def test_what_infects_a_mutant_of_a_condition(self):
         need = mutschema.infection_need
         self.assertEqual(need('cond', 'dev.c:f:never:1a2b3c4d'), 'true')
