@@ -17,7 +17,9 @@
  *  - no_opendir: a server that answers OPENDIR with ENOSYS is not asked
  *    again, and a directory opened without OPENDIR is never released;
  *  - exec_mode: a regular file without an execute bit is not executed,
- *    without default_permissions too.
+ *    without default_permissions too;
+ *  - o_trunc: open(O_TRUNC) truncates in the OPEN when the server said
+ *    FUSE_ATOMIC_O_TRUNC, else with a SETATTR of size 0.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -714,6 +716,67 @@ TEST_F(exec_mode, a_file_without_an_execute_bit_is_not_executed)
 	ASSERT_TRUE(WIFEXITED(st_child));
 	EXPECT_EQ(variant->err, WEXITSTATUS(st_child))
 		TH_LOG("execve: %s", strerror(WEXITSTATUS(st_child)));
+}
+
+/*
+ * --- o_trunc: who truncates at open(O_TRUNC) ---
+ *
+ * A server that said FUSE_ATOMIC_O_TRUNC gets O_TRUNC in the OPEN and no
+ * SETATTR (the open did it: fuse_do_setattr() only drops the page
+ * cache); one that did not gets an OPEN without O_TRUNC and then a
+ * SETATTR of size 0.  The test counts the SETATTRs (as requests or
+ * inside a compound); the truncation itself is the server's.
+ */
+static void edit_o_trunc(const struct srv_config *cfg,
+			 const struct fuse_in_header *req, struct srv_reply *r)
+{
+	struct fuse_init_out *o = (void *)(r->buf + OH);
+
+	if (req->opcode == FUSE_INIT && !cfg->edit_arg)
+		o->flags &= ~FUSE_ATOMIC_O_TRUNC;
+}
+
+FIXTURE(o_trunc) {
+	struct mnt m;
+};
+
+FIXTURE_VARIANT(o_trunc) {
+	bool atomic;		/* FUSE_ATOMIC_O_TRUNC at INIT */
+};
+
+/* init-atomic-o-trunc: the OPEN truncates, no SETATTR */
+FIXTURE_VARIANT_ADD(o_trunc, init_atomic_o_trunc) { .atomic = true };
+/* ... without it: an OPEN without O_TRUNC, then a SETATTR of size 0 */
+FIXTURE_VARIANT_ADD(o_trunc, init_atomic_o_trunc_not_said) { .atomic = false };
+
+FIXTURE_SETUP(o_trunc)
+{
+	struct srv_config cfg = srv_cfg(SRV_COMPLIANT, LONG, LONG);
+
+	cfg.edit_reply = edit_o_trunc;
+	cfg.edit_arg = variant->atomic;
+	ASSERT_EQ(0, mnt_start(&self->m, cfg));
+}
+
+FIXTURE_TEARDOWN(o_trunc)
+{
+	mnt_stop(_metadata, &self->m);
+}
+
+TEST_F(o_trunc, the_file_is_truncated_once)
+{
+	unsigned int from, setattrs;
+	struct stat st;
+	int fd;
+
+	ASSERT_EQ(0, stat(path(&self->m, "file"), &st));
+	from = nreq(&self->m);
+	fd = open(path(&self->m, "file"), O_WRONLY | O_TRUNC);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	setattrs = count_since(&self->m, from, FUSE_SETATTR, false) +
+		   count_since(&self->m, from, FUSE_SETATTR, true);
+	EXPECT_EQ(variant->atomic ? 0 : 1, setattrs);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
